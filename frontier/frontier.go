@@ -1,0 +1,173 @@
+// Package frontier owns heed's queue of URLs waiting to be fetched: canonical
+// URLs and their fingerprints, the seen set that makes every URL be fetched
+// once, per-authority queues, and scheduling by readiness.
+//
+// The model: every URL belongs to an authority (scheme, host and port, see
+// [Authority]). Each authority has its own queue, ordered by the request's
+// priority and then by depth (breadth-first or depth-first). A [Frontier]
+// hands out a request only when its authority may be fetched now: it asks a
+// [Gate] (heed's politeness package) when each authority is next ready and
+// never blocks on one host while another host has work ready.
+//
+// A request handed out by Next is leased: it stays the frontier's
+// responsibility until the caller reports Done (fetched or excluded) or
+// Retry (put it back, not before a given time). Durable and distributed
+// backends use the lease to return the work of a crashed worker.
+//
+// The frontier does not fetch anything and does not decide exclusions: an
+// admission function given by the caller (heed's scope stage) may reject a
+// URL after deduplication, and the caller writes the skip log.
+package frontier
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrExhausted is returned by Next when no request is queued and none is
+// leased: the crawl has nothing left to do.
+var ErrExhausted = errors.New("frontier: exhausted")
+
+// ErrClosed is returned by a Frontier's methods after Close.
+var ErrClosed = errors.New("frontier: closed")
+
+// Kind says what a request fetches; it decides how the response is handled.
+type Kind uint8
+
+const (
+	// KindPage is a page for the spider's callbacks.
+	KindPage Kind = iota
+	// KindSitemap is a sitemap, sitemap index or feed to be read for URLs.
+	KindSitemap
+)
+
+// Request is one URL waiting to be fetched, with what heed needs to schedule
+// it and what a spider attached to it. Every field is plain data so that
+// durable and distributed backends can store it.
+type Request struct {
+	// URL is the absolute URL. Push replaces it with its canonical form.
+	URL string `json:"url"`
+	// Method is the HTTP method; empty means GET.
+	Method string `json:"method,omitempty"`
+	// Kind says how the response is handled.
+	Kind Kind `json:"kind,omitempty"`
+	// Depth is the number of links followed from a seed (seeds are 0).
+	Depth int `json:"depth,omitempty"`
+	// Priority orders requests within an authority: higher first.
+	Priority int `json:"priority,omitempty"`
+	// Callback names the spider callback that parses the response; empty
+	// means the spider's default callbacks.
+	Callback string `json:"callback,omitempty"`
+	// Meta is passed along to the callback (and to the request's
+	// redirects).
+	Meta map[string]string `json:"meta,omitempty"`
+	// Referrer is the URL of the page or sitemap the URL was found on.
+	Referrer string `json:"referrer,omitempty"`
+	// Redirects lists the URLs that redirected to this one, oldest first.
+	Redirects []string `json:"redirects,omitempty"`
+	// Attempt counts earlier tries of this request that ended in a
+	// retryable failure.
+	Attempt int `json:"attempt,omitempty"`
+	// Seq is the order of admission, assigned by Push. Backends use it for
+	// FIFO and LIFO order and callers may use it as an identifier.
+	Seq uint64 `json:"seq,omitempty"`
+}
+
+// Authority returns the request's authority (see [Authority]); the empty
+// string when the URL cannot be parsed.
+func (r *Request) Authority() string {
+	a, err := Authority(r.URL)
+	if err != nil {
+		return ""
+	}
+	return a
+}
+
+// PushResult says what Push did with a request.
+type PushResult uint8
+
+const (
+	// Added means the request was queued.
+	Added PushResult = iota
+	// Duplicate means the URL was seen before; it is counted, not queued.
+	Duplicate
+	// Rejected means the URL was invalid or the admission function refused
+	// it; Push's error says why. The URL is marked seen, so a later
+	// discovery of it is a Duplicate.
+	Rejected
+)
+
+func (p PushResult) String() string {
+	switch p {
+	case Added:
+		return "added"
+	case Duplicate:
+		return "duplicate"
+	case Rejected:
+		return "rejected"
+	}
+	return "unknown"
+}
+
+// Gate tells the frontier when an authority may next be fetched. heed's
+// politeness.Pacer implements it. ReadyAt must not block and must not
+// reserve anything: it is asked often, and the request it allows may still
+// be excluded before any byte is sent.
+type Gate interface {
+	// ReadyAt returns the earliest time a request to authority may start;
+	// a time not after now means it may start now.
+	ReadyAt(authority string) time.Time
+}
+
+// GateFunc adapts a function to the Gate interface.
+type GateFunc func(authority string) time.Time
+
+// ReadyAt calls f(authority).
+func (f GateFunc) ReadyAt(authority string) time.Time { return f(authority) }
+
+// Frontier is heed's queue. Implementations are safe for concurrent use.
+type Frontier interface {
+	// Push canonicalises req.URL, drops it as a Duplicate when its
+	// fingerprint was seen before, asks the admission function, and queues
+	// it. A Rejected request comes with the error that rejected it (an
+	// invalid URL, or the admission function's error, returned as is).
+	Push(ctx context.Context, req *Request) (PushResult, error)
+
+	// Next blocks until a queued request's authority is ready and leases
+	// that request to the caller. It returns ErrExhausted when nothing is
+	// queued and nothing is leased, ErrClosed after Close, or the context's
+	// error.
+	Next(ctx context.Context) (*Request, error)
+
+	// Done ends the lease of a request handed out by Next: it was fetched
+	// or excluded, and will not be handed out again.
+	Done(ctx context.Context, req *Request) error
+
+	// Retry ends the lease of a request handed out by Next and queues it
+	// again at the head of its authority's queue; its authority is not
+	// handed out before notBefore. The request is not a new URL: seen set
+	// and counts are unchanged.
+	Retry(ctx context.Context, req *Request, notBefore time.Time) error
+
+	// Drain removes every queued (not leased) request and passes each to
+	// fn, so that a stopping crawl can account for them.
+	Drain(ctx context.Context, fn func(*Request)) error
+
+	// Stats reports the frontier's counts.
+	Stats() Stats
+
+	// Close releases the frontier's resources; blocked Next calls return
+	// ErrClosed.
+	Close() error
+}
+
+// Stats are a frontier's counts.
+type Stats struct {
+	Queued     int            // requests waiting, not leased
+	Leased     int            // requests handed out and not yet Done
+	Seen       int            // distinct fingerprints admitted or rejected
+	Duplicates int            // pushes dropped as duplicates
+	Rejected   int            // pushes rejected
+	ByAuthority map[string]int // queued requests per authority
+}

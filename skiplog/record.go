@@ -1,0 +1,124 @@
+// Package skiplog owns heed's record of every URL the crawler discovered and
+// did not fetch: one JSON Lines record per excluded URL, saying why, and for
+// robots.txt exclusions the evidence (which file, fetched when, with what
+// status, which line and rule of which group decided).
+//
+// A [Record] is also an error: every stage of heed that excludes a URL
+// returns one, and callers branch on it with errors.As. A [Writer] appends
+// records to a file and never drops one; a [Summary] counts them by reason
+// and by authority.
+//
+// The package knows nothing about crawling; it imports none of heed's
+// packages.
+package skiplog
+
+import (
+	"fmt"
+	"time"
+)
+
+// Reason is why a URL was not fetched. The constants below are the whole
+// vocabulary; every record carries exactly one.
+type Reason string
+
+const (
+	// RobotsDisallow: the authority's robots.txt disallows the URL for
+	// heed's product token. The record's Robots field says which rule.
+	RobotsDisallow Reason = "robots-disallow"
+	// RobotsUnreachable: the authority's robots.txt could not be fetched
+	// (5xx, 429, timeout, connection or DNS error), which RFC 9309 treats
+	// as complete disallow; heed retried and gave up, or the crawl ended
+	// first. Status and Err say what was seen.
+	RobotsUnreachable Reason = "robots-unreachable"
+	// CrawlDelayTooLong: the robots.txt Crawl-delay for heed's group is
+	// above the configured cap, so the authority is excluded rather than
+	// stalling the crawl.
+	CrawlDelayTooLong Reason = "crawl-delay-too-long"
+	// Offsite: the URL's host is outside the allowed domains.
+	Offsite Reason = "offsite"
+	// Depth: the URL is deeper than the maximum depth.
+	Depth Reason = "depth"
+	// Filter: an include or exclude URL pattern refused the URL.
+	Filter Reason = "filter"
+	// MaxPages: the page budget (per authority or in total) was spent.
+	MaxPages Reason = "max-pages"
+	// RedirectBlocked: a redirect hop's own authority disallows it in its
+	// robots.txt, so the redirect was not followed. Robots says which rule.
+	RedirectBlocked Reason = "redirect-blocked"
+	// RedirectLimit: the redirect chain grew longer than the limit.
+	RedirectLimit Reason = "redirect-limit"
+	// RedirectLoop: the redirect pointed back into its own chain.
+	RedirectLoop Reason = "redirect-loop"
+	// InvalidURL: the URL could not be parsed or is not http(s).
+	InvalidURL Reason = "invalid-url"
+	// FetchError: every try of the request failed without a response
+	// (timeout, connection refused, body over the size limit, ...).
+	FetchError Reason = "fetch-error"
+	// SitemapFilter: a sitemap entry was refused by the user's sitemap
+	// filters (URL pattern or lastmod).
+	SitemapFilter Reason = "sitemap-filter"
+	// Interrupted: the crawl stopped (signal or cancelled context) while
+	// the URL was still queued.
+	Interrupted Reason = "interrupted"
+)
+
+// Reasons lists every Reason in documentation order.
+var Reasons = []Reason{
+	RobotsDisallow, RobotsUnreachable, CrawlDelayTooLong, Offsite, Depth,
+	Filter, MaxPages, RedirectBlocked, RedirectLimit, RedirectLoop,
+	InvalidURL, FetchError, SitemapFilter, Interrupted,
+}
+
+// Record is one excluded URL. It implements error so that a stage can
+// return it; the field set is the JSON Lines schema of the skip log.
+type Record struct {
+	Time      time.Time `json:"time"`
+	URL       string    `json:"url"`
+	Authority string    `json:"authority,omitempty"`
+	Reason    Reason    `json:"reason"`
+	// Detail is a human-readable explanation.
+	Detail string `json:"detail,omitempty"`
+	// Status is the HTTP status that caused the exclusion, when one did.
+	Status int `json:"status,omitempty"`
+	// Err is the error that caused the exclusion, when one did.
+	Err string `json:"error,omitempty"`
+	// Depth and Referrer say where the URL was found.
+	Depth    int    `json:"depth,omitempty"`
+	Referrer string `json:"referrer,omitempty"`
+	// Robots is the robots.txt evidence for robots exclusions.
+	Robots *Robots `json:"robots,omitempty"`
+}
+
+// Robots is the robots.txt evidence of a record: which file decided, when
+// it was fetched and with what status, and which rule of which group.
+type Robots struct {
+	// URL is the robots.txt URL of the URL's authority.
+	URL string `json:"url"`
+	// FetchedAt is when that robots.txt was fetched.
+	FetchedAt time.Time `json:"fetched_at"`
+	// Status is the HTTP status of the fetch (of the last redirect hop);
+	// 0 when no response was received.
+	Status int `json:"status"`
+	// Line is the 1-based line of the deciding rule; 0 when no rule
+	// decided (for example a robots.txt that could not be fetched).
+	Line int `json:"line,omitempty"`
+	// Rule is the deciding directive as written in the file.
+	Rule string `json:"rule,omitempty"`
+	// Group lists the user-agent values of the group that applied; ["*"]
+	// for the catch-all group, empty when no group applied.
+	Group []string `json:"group,omitempty"`
+	// GroupLines are the line numbers of those user-agent lines.
+	GroupLines []int `json:"group_lines,omitempty"`
+}
+
+// Error describes the exclusion.
+func (r *Record) Error() string {
+	msg := fmt.Sprintf("%s: %s", r.Reason, r.URL)
+	if r.Robots != nil && r.Robots.Line > 0 {
+		msg += fmt.Sprintf(" (%s line %d: %q)", r.Robots.URL, r.Robots.Line, r.Robots.Rule)
+	}
+	if r.Detail != "" {
+		msg += ": " + r.Detail
+	}
+	return msg
+}
