@@ -164,10 +164,10 @@ type Frontier interface {
 
 // Stats are a frontier's counts.
 type Stats struct {
-	Queued     int            // requests waiting, not leased
-	Leased     int            // requests handed out and not yet Done
-	Seen       int            // distinct fingerprints admitted or rejected
-	Duplicates int            // pushes dropped as duplicates
-	Rejected   int            // pushes rejected
+	Queued      int            // requests waiting, not leased
+	Leased      int            // requests handed out and not yet Done
+	Seen        int            // distinct fingerprints admitted or rejected
+	Duplicates  int            // pushes dropped as duplicates
+	Rejected    int            // pushes rejected
 	ByAuthority map[string]int // queued requests per authority
 }
