@@ -40,6 +40,10 @@ const (
 	KindPage Kind = iota
 	// KindSitemap is a sitemap, sitemap index or feed to be read for URLs.
 	KindSitemap
+	// KindRobots is a robots.txt fetch made by heed's robots stage. Such
+	// requests never enter a frontier; the kind lets the stages below the
+	// robots stage (pacing, downloading) tell them apart.
+	KindRobots
 )
 
 // Request is one URL waiting to be fetched, with what heed needs to schedule
