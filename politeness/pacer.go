@@ -1,0 +1,360 @@
+package politeness
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// DelayTooLongError says that an authority's Crawl-delay is above the cap
+// the Pacer was configured with, so the authority is excluded: heed skip-logs
+// its URLs with reason crawl-delay-too-long instead of fetching them.
+// [Pacer.SetCrawlDelay] returns it, and so do [Pacer.TryAcquire] and
+// [Pacer.Wait] for the excluded authority.
+type DelayTooLongError struct {
+	Authority string
+	Delay     time.Duration // the Crawl-delay the authority asked for
+	Cap       time.Duration // the largest Crawl-delay heed honours
+}
+
+func (e *DelayTooLongError) Error() string {
+	return fmt.Sprintf("politeness: crawl-delay %v of %s exceeds the cap of %v", e.Delay, e.Authority, e.Cap)
+}
+
+// Pacer paces requests per authority; see the package documentation for the
+// model. Make one with [New]. A Pacer is safe for concurrent use.
+type Pacer struct {
+	cfg config
+
+	mu   sync.RWMutex
+	auth map[string]*authority
+}
+
+// authority is the pacing state of one authority. Its fields are guarded by
+// mu; a Pacer holds one per authority seen, so it is kept small.
+type authority struct {
+	mu sync.Mutex
+	// lim spaces starts; nil when interval is 0. It is rebuilt when the
+	// interval changes, replaying the last start.
+	lim         *rate.Limiter
+	interval    time.Duration
+	crawlDelay  time.Duration
+	tooLong     *DelayTooLongError // non-nil while excluded
+	backoff     time.Duration      // current backoff step, 0 after a success
+	failures    int                // consecutive failures
+	inFlight    int
+	pausedUntil time.Time
+	lastStart   time.Time
+	lastRelease time.Time
+	// wake is closed, and cleared, when anything may let a blocked Wait
+	// through sooner; nil when nobody waits.
+	wake chan struct{}
+}
+
+// New returns a Pacer with the polite defaults (floor 1 s, one request in
+// flight per authority, Crawl-delay cap 30 s, backoff 1 s to 5 min,
+// Retry-After cap 10 min) changed by opts. It fails only on settings that
+// make no sense, such as a negative floor.
+func New(opts ...Option) (*Pacer, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Pacer{cfg: cfg, auth: make(map[string]*authority)}, nil
+}
+
+// lookup returns the authority's state, or nil if it was never seen.
+func (p *Pacer) lookup(name string) *authority {
+	p.mu.RLock()
+	a := p.auth[name]
+	p.mu.RUnlock()
+	return a
+}
+
+// get returns the authority's state, making it on first sight.
+func (p *Pacer) get(name string) *authority {
+	if a := p.lookup(name); a != nil {
+		return a
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a := p.auth[name]; a != nil {
+		return a
+	}
+	a := &authority{}
+	a.setInterval(p.cfg.floor)
+	p.auth[name] = a
+	return a
+}
+
+// setInterval changes the spacing.
+func (a *authority) setInterval(iv time.Duration) {
+	if iv == a.interval && (iv > 0) == (a.lim != nil) {
+		return
+	}
+	a.interval = iv
+	a.resetLimiter()
+}
+
+// resetLimiter makes a limiter for the interval that replays the last
+// start, so that a new interval applies to the gap since that start too.
+func (a *authority) resetLimiter() {
+	a.lim = nil
+	if a.interval <= 0 {
+		return
+	}
+	a.lim = rate.NewLimiter(rate.Every(a.interval), 1)
+	if !a.lastStart.IsZero() {
+		a.lim.AllowN(a.lastStart, 1)
+	}
+}
+
+// notBefore is the earliest start that pauses and the two anchors allow.
+// The start anchor is checked exactly here as well as by the limiter: the
+// limiter's float64 token arithmetic admits a start up to a nanosecond
+// before the interval has passed.
+func (a *authority) notBefore() time.Time {
+	t := a.pausedUntil
+	if a.interval > 0 {
+		if !a.lastRelease.IsZero() {
+			t = later(t, a.lastRelease.Add(a.interval))
+		}
+		if !a.lastStart.IsZero() {
+			t = later(t, a.lastStart.Add(a.interval))
+		}
+	}
+	return t
+}
+
+// limiterReadyAt is when the limiter will have a token; the zero time if it
+// has one at now.
+func (a *authority) limiterReadyAt(now time.Time) time.Time {
+	if a.lim == nil {
+		return time.Time{}
+	}
+	tokens := a.lim.TokensAt(now)
+	if tokens >= 1 {
+		return time.Time{}
+	}
+	secs := (1 - tokens) / float64(a.lim.Limit())
+	d := time.Duration(math.Ceil(secs * float64(time.Second)))
+	return now.Add(max(d, 1))
+}
+
+// readyAt is ReadyAt for a known authority; a.mu must be held.
+func (a *authority) readyAt(now time.Time) time.Time {
+	if a.tooLong != nil {
+		return time.Time{}
+	}
+	t := a.notBefore()
+	if t.After(now) {
+		return t
+	}
+	return later(t, a.limiterReadyAt(now))
+}
+
+// try is TryAcquire for a known authority; a.mu must be held.
+func (a *authority) try(now time.Time, concurrency int) (bool, time.Time, error) {
+	if a.tooLong != nil {
+		return false, time.Time{}, a.tooLong
+	}
+	if t := a.notBefore(); t.After(now) {
+		return false, t, nil
+	}
+	if a.inFlight >= concurrency {
+		// The next start follows a release, so it is at least one
+		// interval away; with no interval, only a release can tell.
+		if a.interval > 0 {
+			return false, now.Add(a.interval), nil
+		}
+		return false, time.Time{}, nil
+	}
+	if a.lim != nil && !a.lim.AllowN(now, 1) {
+		return false, later(now.Add(1), a.limiterReadyAt(now)), nil
+	}
+	a.inFlight++
+	a.lastStart = now
+	return true, time.Time{}, nil
+}
+
+// signal wakes blocked Wait calls; a.mu must be held.
+func (a *authority) signal() {
+	if a.wake != nil {
+		close(a.wake)
+		a.wake = nil
+	}
+}
+
+// ReadyAt returns the earliest time a request to authority may start; a time
+// not after now (including the zero time) means it may start now. It never
+// blocks and never books anything, so calling it any number of times changes
+// nothing, and a later TryAcquire may still fail if another caller books the
+// slot first.
+//
+// ReadyAt ignores the concurrency limit: heed's frontier limits its own
+// leases per authority. An excluded authority (see [DelayTooLongError]) is
+// ready at once, so that its requests reach TryAcquire and are skip-logged
+// promptly. An authority never seen is ready at once.
+//
+// ReadyAt implements heed's frontier.Gate.
+func (p *Pacer) ReadyAt(authority string) time.Time {
+	a := p.lookup(authority)
+	if a == nil {
+		return time.Time{}
+	}
+	now := p.cfg.clock.Now()
+	a.mu.Lock()
+	t := a.readyAt(now)
+	a.mu.Unlock()
+	return t
+}
+
+// TryAcquire books a request start to authority now if its pacing allows
+// one, without blocking. On ok the caller makes the request and then calls
+// [Pacer.Release] exactly once.
+//
+// Otherwise ok is false and retryAt says when to try again: the earliest
+// time a start may be allowed (heed's politeness stage gives the request back
+// to the frontier with it). When the authority is at its concurrency limit,
+// retryAt is one interval from now, because the next start must follow a
+// release by that much; with an interval of zero it is the zero time,
+// meaning after the next release.
+//
+// For an authority excluded by its Crawl-delay, err is the
+// [*DelayTooLongError] and nothing is booked.
+func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err error) {
+	a := p.get(authority)
+	now := p.cfg.clock.Now()
+	a.mu.Lock()
+	ok, retryAt, err = a.try(now, p.cfg.concurrency)
+	a.mu.Unlock()
+	return ok, retryAt, err
+}
+
+// Wait blocks until it can book a request start to authority, exactly as
+// TryAcquire would, or until ctx is done. It returns nil once the start is
+// booked (the caller then calls [Pacer.Release]), ctx's error if ctx ends
+// first (nothing is booked), or the [*DelayTooLongError] of an excluded
+// authority. Most callers should use TryAcquire and requeue instead; Wait is
+// for a caller that cannot put its request back.
+func (p *Pacer) Wait(ctx context.Context, authority string) error {
+	a := p.get(authority)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		now := p.cfg.clock.Now()
+		a.mu.Lock()
+		ok, at, err := a.try(now, p.cfg.concurrency)
+		if ok || err != nil {
+			a.mu.Unlock()
+			return err
+		}
+		// Registered under the same lock as the failed try, so that a
+		// release in between cannot be missed.
+		if a.wake == nil {
+			a.wake = make(chan struct{})
+		}
+		wake := a.wake
+		a.mu.Unlock()
+
+		var timer <-chan time.Time
+		if !at.IsZero() {
+			timer = p.cfg.clock.After(at.Sub(now))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer:
+		case <-wake:
+		}
+	}
+}
+
+// Release ends a request booked by TryAcquire or Wait: it frees the slot,
+// anchors the authority's next start one interval from now, and applies fb:
+// a 429 or 503 with a valid Retry-After pauses the authority until then (at
+// most the pause cap, see [WithMaxPause]); a 429 or 503 without one, another
+// 5xx or a network error pauses it with exponential backoff; any other
+// response resets the backoff. A pause already set is never shortened.
+func (p *Pacer) Release(authority string, fb Feedback) {
+	a := p.get(authority)
+	now := p.cfg.clock.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.inFlight > 0 {
+		a.inFlight--
+	}
+	a.lastRelease = now
+	defer a.signal()
+	out, pause := classify(fb, now)
+	switch out {
+	case success:
+		a.failures, a.backoff = 0, 0
+	case failure:
+		if a.failures < math.MaxInt32 {
+			a.failures++
+		}
+		a.backoff = p.cfg.backoffFor(a.failures)
+		a.pausedUntil = later(a.pausedUntil, now.Add(a.backoff))
+	case retryAfter:
+		if pause > p.cfg.maxPause {
+			p.cfg.log().Warn("politeness: Retry-After longer than the pause cap; pausing for the cap",
+				"authority", authority, "retry_after", fb.RetryAfter, "asked", pause, "cap", p.cfg.maxPause)
+			pause = p.cfg.maxPause
+		}
+		a.pausedUntil = later(a.pausedUntil, now.Add(pause))
+	}
+}
+
+// SetCrawlDelay records the Crawl-delay that authority's robots.txt asks of
+// heed (0 when it asks none); heed's robots stage calls it after each fetch
+// of robots.txt. The authority's interval becomes the larger of the floor
+// and d, and applies from the previous start and release on.
+//
+// If d is above the cap ([WithMaxCrawlDelay]) SetCrawlDelay returns a
+// [*DelayTooLongError] and the authority is excluded until a later call
+// within the cap. A negative d is an error and changes nothing.
+func (p *Pacer) SetCrawlDelay(authority string, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("politeness: negative crawl-delay %v for %s", d, authority)
+	}
+	a := p.get(authority)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.setCrawlDelay(authority, d, &p.cfg)
+	a.signal()
+	if a.tooLong != nil {
+		return a.tooLong
+	}
+	return nil
+}
+
+// setCrawlDelay sets the Crawl-delay with its exclusion and interval; a.mu
+// must be held.
+func (a *authority) setCrawlDelay(name string, d time.Duration, cfg *config) {
+	a.crawlDelay = d
+	switch {
+	case d <= cfg.maxCrawlDelay:
+		a.tooLong = nil
+	case a.tooLong == nil || a.tooLong.Delay != d:
+		a.tooLong = &DelayTooLongError{Authority: name, Delay: d, Cap: cfg.maxCrawlDelay}
+	}
+	a.setInterval(cfg.intervalFor(d))
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
