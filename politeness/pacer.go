@@ -167,16 +167,21 @@ func (a *authority) try(now time.Time, concurrency int) (bool, time.Time, error)
 	if a.tooLong != nil {
 		return false, time.Time{}, a.tooLong
 	}
-	if t := a.notBefore(); t.After(now) {
-		return false, t, nil
-	}
+	t := a.notBefore()
 	if a.inFlight >= concurrency {
 		// The next start follows a release, so it is at least one
 		// interval away; with no interval, only a release can tell.
+		var at time.Time
 		if a.interval > 0 {
-			return false, now.Add(a.interval), nil
+			at = now.Add(a.interval)
 		}
-		return false, time.Time{}, nil
+		if t.After(now) {
+			at = later(at, t)
+		}
+		return false, at, nil
+	}
+	if t.After(now) {
+		return false, t, nil
 	}
 	if a.lim != nil && !a.lim.AllowN(now, 1) {
 		return false, later(now.Add(1), a.limiterReadyAt(now)), nil
