@@ -1,0 +1,236 @@
+package robots
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// MatchKind says how a crawler's group was chosen.
+type MatchKind uint8
+
+const (
+	// MatchNone: no group names the crawler and there is no "*" group, so
+	// nothing is disallowed.
+	MatchNone MatchKind = iota
+	// MatchNamed: one or more groups name the crawler's product token.
+	MatchNamed
+	// MatchStar: no group names the crawler; the "*" groups apply.
+	MatchStar
+)
+
+// String returns "none", "named" or "star".
+func (k MatchKind) String() string {
+	switch k {
+	case MatchNamed:
+		return "named"
+	case MatchStar:
+		return "star"
+	}
+	return "none"
+}
+
+// GroupMatch is how a [Group] was chosen: which product token was asked
+// for and which user-agent lines selected the group.
+type GroupMatch struct {
+	Kind MatchKind
+	// Token is the product token the group was selected for.
+	Token string
+	// Agents are the user-agent lines that selected the group, in file
+	// order: those naming Token, or the "*" lines. Empty for MatchNone.
+	Agents []AgentLine
+}
+
+// Values returns the user-agent values of m.Agents, as written.
+func (m *GroupMatch) Values() []string {
+	v := make([]string, len(m.Agents))
+	for i, a := range m.Agents {
+		v[i] = a.Value
+	}
+	return v
+}
+
+// Lines returns the line numbers of m.Agents.
+func (m *GroupMatch) Lines() []int {
+	v := make([]int, len(m.Agents))
+	for i, a := range m.Agents {
+		v[i] = a.Line
+	}
+	return v
+}
+
+// String describes the match: `user-agent "FooBot" (line 3)`, `user-agent
+// "*" (lines 1, 9)` or `no group`.
+func (m *GroupMatch) String() string {
+	if m.Kind == MatchNone || len(m.Agents) == 0 {
+		return "no group"
+	}
+	var b strings.Builder
+	b.WriteString("user-agent ")
+	for i, a := range m.Agents {
+		if i > 0 && a.Value != m.Agents[i-1].Value {
+			b.WriteString(", ")
+		}
+		if i == 0 || a.Value != m.Agents[i-1].Value {
+			fmt.Fprintf(&b, "%q", a.Value)
+		}
+	}
+	if len(m.Agents) == 1 {
+		fmt.Fprintf(&b, " (line %d)", m.Agents[0].Line)
+		return b.String()
+	}
+	b.WriteString(" (lines ")
+	for i, a := range m.Agents {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d", a.Line)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// Group is the set of rules that applies to one crawler: the merged groups
+// naming its product token, else the merged "*" groups, else nothing. It is
+// immutable and safe for concurrent use; select it once per robots.txt and
+// call [Group.Decide] for every URL.
+type Group struct {
+	match    GroupMatch
+	rules    []*Rule   // file order
+	ms       []matcher // priority order: longest pattern, then Allow, then line
+	delay    time.Duration
+	hasDelay bool
+	// Rules whose pattern starts with "/" and one more literal octet are
+	// bucketed by that octet: a path /x... can only match rules of bucket
+	// 'x' and the rules in general. bucket holds indices into ms, grouped
+	// by octet, each bucket in priority order.
+	bucket      []int32
+	bucketStart [257]int32
+	general     []int32
+}
+
+// noGroup is returned when nothing applies.
+func newGroup(match GroupMatch, rules []*Rule) *Group {
+	g := &Group{match: match, rules: rules}
+	g.ms = make([]matcher, len(rules))
+	for i, r := range rules {
+		g.ms[i] = compile(r)
+	}
+	slices.SortStableFunc(g.ms, func(a, b matcher) int {
+		if la, lb := len(a.rule.Pattern), len(b.rule.Pattern); la != lb {
+			return lb - la
+		}
+		if a.rule.Allow != b.rule.Allow {
+			if a.rule.Allow {
+				return -1
+			}
+			return 1
+		}
+		return a.rule.Line - b.rule.Line
+	})
+	var counts [256]int32
+	for i := range g.ms {
+		if c, ok := g.ms[i].bucketKey(); ok {
+			counts[c]++
+		} else {
+			g.general = append(g.general, int32(i))
+		}
+	}
+	for c := range 256 {
+		g.bucketStart[c+1] = g.bucketStart[c] + counts[c]
+	}
+	g.bucket = make([]int32, g.bucketStart[256])
+	var fill [256]int32
+	for i := range g.ms {
+		if c, ok := g.ms[i].bucketKey(); ok {
+			g.bucket[g.bucketStart[c]+fill[c]] = int32(i)
+			fill[c]++
+		}
+	}
+	return g
+}
+
+func (m *matcher) bucketKey() (byte, bool) {
+	if len(m.prefix) >= 2 && m.prefix[0] == '/' {
+		return m.prefix[1], true
+	}
+	return 0, false
+}
+
+// Group returns the rules that apply to the crawler whose product token is
+// token (RFC 9309 §2.2.1): every group with a user-agent line naming the
+// token, compared case-insensitively and as a whole token, merged into one;
+// when none does, every "*" group merged; when there is no "*" group
+// either, a Group with no rules that allows everything. An invalid token
+// (see [ValidProductToken]) names no group, so only "*" can apply to it.
+// The result is never nil.
+func (f *File) Group(token string) *Group {
+	named := ValidProductToken(token)
+	var match GroupMatch
+	var rules []*Rule
+	var delay time.Duration
+	hasDelay := false
+	for pass := 0; pass < 2 && len(match.Agents) == 0; pass++ {
+		star := pass == 1
+		if !star && !named {
+			continue
+		}
+		for gi := range f.groups {
+			pg := &f.groups[gi]
+			picked := false
+			for _, a := range pg.agents {
+				if star {
+					if isStarLine(a) {
+						match.Agents = append(match.Agents, a)
+						picked = true
+					}
+				} else if a.Token != "" && strings.EqualFold(a.Token, token) {
+					match.Agents = append(match.Agents, a)
+					picked = true
+				}
+			}
+			if !picked {
+				continue
+			}
+			for i := pg.rulesFrom; i < pg.rulesTo; i++ {
+				rules = append(rules, &f.rules[i])
+			}
+			if pg.delayLine > 0 && !hasDelay {
+				delay, hasDelay = pg.delay, true
+			}
+		}
+		if len(match.Agents) > 0 {
+			match.Kind = MatchNamed
+			if star {
+				match.Kind = MatchStar
+			}
+		}
+	}
+	match.Token = token
+	g := newGroup(match, rules)
+	g.delay, g.hasDelay = delay, hasDelay
+	return g
+}
+
+func isStarLine(a AgentLine) bool {
+	star, _ := agentToken(a.Value)
+	return star
+}
+
+// Match says how the group was chosen.
+func (g *Group) Match() GroupMatch { return g.match }
+
+// Rules returns the group's rules in file order.
+func (g *Group) Rules() []Rule {
+	out := make([]Rule, len(g.rules))
+	for i, r := range g.rules {
+		out[i] = *r
+	}
+	return out
+}
+
+// CrawlDelay returns the group's Crawl-delay: the first valid one among
+// its Crawl-delay lines in file order. A named group does not inherit the
+// "*" group's Crawl-delay. ok is false when the group has none.
+func (g *Group) CrawlDelay() (d time.Duration, ok bool) { return g.delay, g.hasDelay }
