@@ -68,7 +68,7 @@ const maxDelaySeconds = math.MaxInt64 / int64(time.Second)
 // for a time.Duration gives the largest one. ok is false for an empty or
 // malformed value, which callers should treat as no Retry-After at all.
 func ParseRetryAfter(value string, now time.Time) (d time.Duration, ok bool) {
-	v := strings.TrimSpace(value)
+	v := strings.Trim(value, " \t") // HTTP's optional whitespace, nothing else
 	if v == "" {
 		return 0, false
 	}
