@@ -31,7 +31,7 @@ func TestParseRetryAfter(t *testing.T) {
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
 		{"Saturday, 01-Mar-25 12:05:00 GMT", 5 * time.Minute, true}, // RFC 850
 		{"Sat Mar  1 12:00:30 2025", 30 * time.Second, true},        // ANSI C
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},       // past
+		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},      // past
 		{now.Format(http.TimeFormat), 0, true},
 		{"", 0, false},
 		{"   ", 0, false},
@@ -44,7 +44,7 @@ func TestParseRetryAfter(t *testing.T) {
 		{"\u20045", 0, false}, // a Unicode space is not HTTP whitespace
 		{"\t5\t", 5 * time.Second, true},
 		{"Sat, 01 Mar 2025 12:00:30", 0, false}, // no zone
-		{"2025-03-01T12:00:30Z", 0, false},       // not an HTTP-date
+		{"2025-03-01T12:00:30Z", 0, false},      // not an HTTP-date
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
