@@ -24,8 +24,8 @@
 // declaration, comments, CDATA and entities are handled; namespaces are
 // matched on local names, so a wrong or missing namespace is tolerated
 // and reported. XML is read leniently where real sitemaps are commonly
-// wrong (an unescaped & in a URL, a mismatched end tag) and stops at
-// anything worse. Dates are read in W3C Datetime (YYYY, YYYY-MM, YYYY-MM-DD,
+// wrong (an unescaped & in a URL, an undeclared namespace prefix) and
+// stops at anything worse. Dates are read in W3C Datetime (YYYY, YYYY-MM, YYYY-MM-DD,
 // with a time and zone) and RFC 822/1123; a date that cannot be read keeps
 // its raw text in Entry.LastModRaw and is reported, and the entry still
 // counts.

@@ -75,8 +75,7 @@ type xmlParser struct {
 func (p *parser) parseXML(in *bufio.Reader) {
 	g := &tokenGuard{r: in}
 	x := &xmlParser{parser: p, guard: g, d: xml.NewDecoder(g), nsReported: map[string]bool{}}
-	// Not strict: real sitemaps have unescaped & in URLs and the odd
-	// mismatched end tag. Unknown entities are then kept as written; no
+	// Not strict: real sitemaps have unescaped & in URLs. Unknown entities are then kept as written; no
 	// Entity map is set, so a DOCTYPE's entities are never expanded.
 	x.d.Strict = false
 	x.d.CharsetReader = x.charsetReader
