@@ -1,0 +1,112 @@
+// Package middleware owns heed's request chain: the stages every request
+// passes between the frontier and the downloader, and what each stage may
+// decide about it.
+//
+// The model is net/http's RoundTripper composed by wrapping: a [Fetcher]
+// turns a request into a response, and a [Stage] wraps a Fetcher in another
+// one. heed's default chain, outermost first, is
+//
+//	scope → robots → budget → politeness → retry → downloader
+//
+// A stage that excludes a URL returns a *skiplog.Record as its error; a
+// stage that wants the request tried again later (the authority is not
+// ready, robots.txt is not known yet, a retryable failure) returns a
+// *[DeferError]; the engine puts the request back in the frontier. Every
+// stage can be tested alone with a fake next Fetcher.
+//
+// The package knows nothing about colly or HTML: the downloader at the
+// bottom of the chain is a Fetcher supplied by the crawler.
+package middleware
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier"
+)
+
+// Fetcher turns a request into a response.
+//
+// A Fetcher returns a *skiplog.Record when it excluded the URL, a
+// *DeferError when the request should come back later, and any other error
+// when the fetch failed.
+type Fetcher interface {
+	Fetch(ctx context.Context, req *frontier.Request) (*Response, error)
+}
+
+// FetcherFunc adapts a function to the Fetcher interface.
+type FetcherFunc func(ctx context.Context, req *frontier.Request) (*Response, error)
+
+// Fetch calls f(ctx, req).
+func (f FetcherFunc) Fetch(ctx context.Context, req *frontier.Request) (*Response, error) {
+	return f(ctx, req)
+}
+
+// Stage wraps a Fetcher: it may answer a request itself, change it, or pass
+// it on to next.
+type Stage func(next Fetcher) Fetcher
+
+// Chain builds a Fetcher from a downloader and stages given outermost
+// first: Chain(d, a, b) answers a request with a(b(d)).
+func Chain(downloader Fetcher, stages ...Stage) Fetcher {
+	f := downloader
+	for i := len(stages) - 1; i >= 0; i-- {
+		f = stages[i](f)
+	}
+	return f
+}
+
+// Response is a downloaded response. Redirects are not followed by heed's
+// downloader: a 3xx response is returned as it is, and the engine queues
+// its Location as a new request that passes the whole chain again.
+type Response struct {
+	// Request is the request this response answers.
+	Request *frontier.Request
+	// URL is the URL that was fetched.
+	URL string
+	// Status is the HTTP status code.
+	Status int
+	// Header is the response header.
+	Header http.Header
+	// Body is the response body, decompressed, at most the downloader's
+	// size limit.
+	Body []byte
+	// Truncated reports that the body was cut at the size limit.
+	Truncated bool
+	// Elapsed is the time from sending the request to the end of the body.
+	Elapsed time.Duration
+	// Native is the downloader's own response value, for callbacks that
+	// need it (heed's crawler keeps colly's response here).
+	Native any
+}
+
+// DeferError asks the engine to put a request back in the frontier and not
+// to hand its authority out before Until.
+type DeferError struct {
+	// Until is the earliest time to try the request again.
+	Until time.Time
+	// Reason says why, for logs and stats: "pacing", "robots-pending",
+	// "robots-unreachable", "retry".
+	Reason string
+	// Status is the HTTP status that caused the deferral, if any.
+	Status int
+	// RetryAfter is the response's raw Retry-After header, if any.
+	RetryAfter string
+	// Err is the error that caused the deferral, if any.
+	Err error
+}
+
+func (e *DeferError) Error() string {
+	msg := "deferred (" + e.Reason + ") until " + e.Until.Format(time.RFC3339Nano)
+	if e.Status != 0 {
+		msg += fmt.Sprintf(", status %d", e.Status)
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *DeferError) Unwrap() error { return e.Err }

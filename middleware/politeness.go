@@ -1,0 +1,66 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/politeness"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// Pacer is what the politeness stage needs of heed's politeness.Pacer.
+type Pacer interface {
+	TryAcquire(authority string) (ok bool, retryAt time.Time, err error)
+	Release(authority string, fb politeness.Feedback)
+}
+
+// Politeness returns the pacing stage: a request starts only when its
+// authority's pacer grants a slot; otherwise it is deferred (the frontier
+// keeps it, and no worker sleeps on the host). The response, or the
+// failure, is reported back to the pacer, which pauses the authority on
+// 429 and 503 with Retry-After and backs off on repeated failures.
+//
+// An authority whose Crawl-delay is over the pacer's cap is excluded: the
+// request becomes a skip-log record with reason crawl-delay-too-long.
+func Politeness(p Pacer) Stage {
+	return func(next Fetcher) Fetcher {
+		return FetcherFunc(func(ctx context.Context, req *frontier.Request) (*Response, error) {
+			auth := req.Authority()
+			ok, at, err := p.TryAcquire(auth)
+			if err != nil {
+				var tooLong *politeness.DelayTooLongError
+				if errors.As(err, &tooLong) {
+					return nil, &skiplog.Record{
+						URL: req.URL, Authority: auth, Reason: skiplog.CrawlDelayTooLong,
+						Detail: tooLong.Error(), Depth: req.Depth, Referrer: req.Referrer,
+					}
+				}
+				return nil, err
+			}
+			if !ok {
+				if at.IsZero() {
+					at = time.Now().Add(pendingWait)
+				}
+				return nil, &DeferError{Until: at, Reason: "pacing"}
+			}
+			resp, err := next.Fetch(ctx, req)
+			p.Release(auth, feedback(resp, err))
+			return resp, err
+		})
+	}
+}
+
+// feedback describes a fetch's outcome for the pacer.
+func feedback(resp *Response, err error) politeness.Feedback {
+	if resp != nil {
+		return politeness.Feedback{Status: resp.Status, RetryAfter: resp.Header.Get("Retry-After")}
+	}
+	var de *DeferError
+	if errors.As(err, &de) {
+		// A retryable failure turned into a deferral by the retry stage.
+		return politeness.Feedback{Status: de.Status, RetryAfter: de.RetryAfter, Err: de.Err}
+	}
+	return politeness.Feedback{Err: err}
+}

@@ -1,0 +1,433 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/robots"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// RobotsState is what heed knows of an authority's robots.txt.
+type RobotsState uint8
+
+const (
+	// RobotsAvailable: robots.txt was fetched (2xx) and its rules apply.
+	RobotsAvailable RobotsState = iota + 1
+	// RobotsUnavailable: robots.txt answered 4xx, or redirected more than
+	// the limit: RFC 9309 §2.3.1.3 allows everything.
+	RobotsUnavailable
+	// RobotsUnreachable: 5xx, 429, timeout or a network error: RFC 9309
+	// §2.3.1.4 requires complete disallow; heed retries with backoff.
+	RobotsUnreachable
+)
+
+func (s RobotsState) String() string {
+	switch s {
+	case RobotsAvailable:
+		return "available"
+	case RobotsUnavailable:
+		return "unavailable"
+	case RobotsUnreachable:
+		return "unreachable"
+	}
+	return "unknown"
+}
+
+// RobotsEntry is the robots stage's knowledge of one authority.
+type RobotsEntry struct {
+	// Authority is the authority the rules apply to.
+	Authority string
+	// URL is the authority's robots.txt URL.
+	URL string
+	// FinalURL is where the file was found after redirects.
+	FinalURL string
+	// Hops is the number of redirects followed.
+	Hops int
+	// FetchedAt is when the last fetch ended.
+	FetchedAt time.Time
+	// Status is the HTTP status of the last fetch's last response; 0 when
+	// no response arrived.
+	Status int
+	// Err is the error of the last fetch, when there was one.
+	Err string
+	// State says which of RFC 9309's cases applies.
+	State RobotsState
+	// Group is the group selected for heed's product token; nil unless
+	// State is RobotsAvailable.
+	Group *robots.Group
+	// Sitemaps are the file's Sitemap URLs, resolved.
+	Sitemaps []string
+	// Report is the file's parse report (skipped lines, truncation).
+	Report robots.Report
+
+	// Unreachable bookkeeping: when the authority first became
+	// unreachable, how many fetches failed in a row, and when to retry.
+	FirstFailure time.Time
+	Failures     int
+	RetryAt      time.Time
+}
+
+// CrawlDelay returns the Crawl-delay of the selected group, or 0.
+func (e *RobotsEntry) CrawlDelay() time.Duration {
+	if e.Group == nil {
+		return 0
+	}
+	d, _ := e.Group.CrawlDelay()
+	return d
+}
+
+// Evidence returns the skip-log evidence of a verdict under this entry.
+func (e *RobotsEntry) Evidence(v robots.Verdict) *skiplog.Robots {
+	ev := &skiplog.Robots{URL: e.URL, FetchedAt: e.FetchedAt, Status: e.Status}
+	if v.Rule != nil {
+		ev.Line = v.Rule.Line
+		ev.Rule = v.Rule.Text
+	}
+	if e.Group != nil {
+		m := e.Group.Match()
+		for _, a := range m.Agents {
+			ev.Group = append(ev.Group, a.Value)
+			ev.GroupLines = append(ev.GroupLines, a.Line)
+		}
+	}
+	return ev
+}
+
+// RobotsPolicy configures the robots stage.
+type RobotsPolicy struct {
+	// Agent is heed's product token, which selects the group.
+	Agent string
+	// MaxAge is how long a fetched robots.txt is used; at most 24 hours
+	// (RFC 9309 §2.4), which is also the default.
+	MaxAge time.Duration
+	// MaxRedirects is how many redirects a robots.txt fetch follows, also
+	// to other authorities; default 5 (RFC 9309 §2.3.1.2). More means
+	// unavailable.
+	MaxRedirects int
+	// MaxBytes is the parse limit; default (and minimum) 500 KiB.
+	MaxBytes int
+	// RetryBase and RetryMax bound the backoff between fetches of an
+	// unreachable robots.txt: RetryBase doubling up to RetryMax. Defaults
+	// 1 s and 1 min.
+	RetryBase, RetryMax time.Duration
+	// GiveUpAfter is how long an authority may stay unreachable before
+	// heed stops waiting and records its URLs as robots-unreachable.
+	// Default 10 minutes.
+	GiveUpAfter time.Duration
+	// OnFetched is called after every fetch of a robots.txt, with the new
+	// entry (heed's crawler hands the Crawl-delay to its pacer here).
+	OnFetched func(e *RobotsEntry)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives one line per robots.txt fetch; nil means none.
+	Logger *slog.Logger
+}
+
+// Robots is the robots stage: it fetches and caches each authority's
+// robots.txt with RFC 9309's status semantics and excludes the URLs the
+// selected group disallows.
+//
+// It fetches robots.txt through its own Fetcher (heed passes the politeness
+// stage over the downloader, so robots.txt fetches count against the
+// authority's pace). A request whose authority's robots.txt is not known
+// yet triggers the fetch; if the authority is not ready, or another request
+// is already fetching it, the request is deferred rather than waiting.
+type Robots struct {
+	fetch  Fetcher
+	policy RobotsPolicy
+
+	mu       sync.Mutex
+	entries  map[string]*RobotsEntry
+	fetching map[string]bool
+}
+
+// NewRobots returns a robots stage fetching robots.txt files through fetch.
+func NewRobots(fetch Fetcher, policy RobotsPolicy) *Robots {
+	if policy.MaxAge <= 0 || policy.MaxAge > 24*time.Hour {
+		policy.MaxAge = 24 * time.Hour
+	}
+	if policy.MaxRedirects <= 0 {
+		policy.MaxRedirects = 5
+	}
+	if policy.RetryBase <= 0 {
+		policy.RetryBase = time.Second
+	}
+	if policy.RetryMax <= 0 {
+		policy.RetryMax = time.Minute
+	}
+	if policy.GiveUpAfter <= 0 {
+		policy.GiveUpAfter = 10 * time.Minute
+	}
+	if policy.Now == nil {
+		policy.Now = time.Now
+	}
+	return &Robots{fetch: fetch, policy: policy, entries: make(map[string]*RobotsEntry), fetching: make(map[string]bool)}
+}
+
+// pendingWait is how long a request waits in the frontier while another
+// request of its authority fetches robots.txt.
+const pendingWait = 50 * time.Millisecond
+
+// Stage returns the robots check as a chain stage.
+func (r *Robots) Stage() Stage {
+	return func(next Fetcher) Fetcher {
+		return FetcherFunc(func(ctx context.Context, req *frontier.Request) (*Response, error) {
+			if err := r.admit(ctx, req); err != nil {
+				return nil, err
+			}
+			return next.Fetch(ctx, req)
+		})
+	}
+}
+
+// admit returns nil when req may be fetched, a *skiplog.Record when
+// robots.txt excludes it, or a *DeferError.
+func (r *Robots) admit(ctx context.Context, req *frontier.Request) error {
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return &skiplog.Record{URL: req.URL, Reason: skiplog.InvalidURL, Err: err.Error()}
+	}
+	e, err := r.Entry(ctx, req.Authority())
+	if err != nil {
+		return err
+	}
+	now := r.policy.Now()
+	switch e.State {
+	case RobotsUnavailable:
+		return nil
+	case RobotsUnreachable:
+		if now.Sub(e.FirstFailure) >= r.policy.GiveUpAfter {
+			return r.unreachableRecord(req, e)
+		}
+		return &DeferError{Until: e.RetryAt, Reason: "robots-unreachable", Status: e.Status}
+	}
+	v := e.Group.DecideURL(u)
+	if v.Allowed {
+		return nil
+	}
+	reason := skiplog.RobotsDisallow
+	if len(req.Redirects) > 0 {
+		reason = skiplog.RedirectBlocked
+	}
+	return &skiplog.Record{
+		URL: req.URL, Authority: e.Authority, Reason: reason,
+		Depth: req.Depth, Referrer: req.Referrer, Robots: e.Evidence(v),
+	}
+}
+
+func (r *Robots) unreachableRecord(req *frontier.Request, e *RobotsEntry) *skiplog.Record {
+	return &skiplog.Record{
+		URL: req.URL, Authority: e.Authority, Reason: skiplog.RobotsUnreachable,
+		Status: e.Status, Err: e.Err, Depth: req.Depth, Referrer: req.Referrer,
+		Detail: fmt.Sprintf("robots.txt unreachable since %s (%d tries)", e.FirstFailure.Format(time.RFC3339), e.Failures),
+		Robots: &skiplog.Robots{URL: e.URL, FetchedAt: e.FetchedAt, Status: e.Status},
+	}
+}
+
+// UnreachableRecord returns the robots-unreachable record for a request
+// whose authority's robots.txt is unreachable now, or nil. A stopping
+// crawl uses it to account for the URLs it was still waiting to fetch.
+func (r *Robots) UnreachableRecord(req *frontier.Request) *skiplog.Record {
+	r.mu.Lock()
+	e := r.entries[req.Authority()]
+	r.mu.Unlock()
+	if e == nil || e.State != RobotsUnreachable {
+		return nil
+	}
+	return r.unreachableRecord(req, e)
+}
+
+// Cached returns the current entry of an authority without fetching.
+func (r *Robots) Cached(authority string) (*RobotsEntry, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.entries[authority]
+	return e, ok
+}
+
+// Entry returns the authority's robots.txt entry, fetching it when it is
+// missing, stale, or unreachable and due for a retry. It returns a
+// *DeferError when the fetch cannot happen now (the authority is not
+// ready, or another request is fetching it and no usable entry exists).
+func (r *Robots) Entry(ctx context.Context, authority string) (*RobotsEntry, error) {
+	now := r.policy.Now()
+	r.mu.Lock()
+	e := r.entries[authority]
+	due := e == nil ||
+		now.Sub(e.FetchedAt) >= r.policy.MaxAge ||
+		(e.State == RobotsUnreachable && !now.Before(e.RetryAt) && now.Sub(e.FirstFailure) < r.policy.GiveUpAfter)
+	if !due {
+		r.mu.Unlock()
+		return e, nil
+	}
+	if r.fetching[authority] {
+		r.mu.Unlock()
+		if e != nil && e.State != RobotsUnreachable {
+			return e, nil // a refetch is under way; the stale copy is still the best knowledge
+		}
+		return nil, &DeferError{Until: now.Add(pendingWait), Reason: "robots-pending"}
+	}
+	r.fetching[authority] = true
+	r.mu.Unlock()
+
+	fresh, err := r.fetchEntry(ctx, authority, e)
+
+	r.mu.Lock()
+	delete(r.fetching, authority)
+	if err == nil {
+		r.entries[authority] = fresh
+	}
+	r.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if r.policy.OnFetched != nil {
+		r.policy.OnFetched(fresh)
+	}
+	if r.policy.Logger != nil {
+		r.policy.Logger.Info("robots.txt fetched", "authority", authority, "state", fresh.State.String(),
+			"status", fresh.Status, "hops", fresh.Hops, "error", fresh.Err)
+	}
+	return fresh, nil
+}
+
+// Put installs an entry, as a durable crawl does when it resumes.
+func (r *Robots) Put(e *RobotsEntry) {
+	r.mu.Lock()
+	r.entries[e.Authority] = e
+	r.mu.Unlock()
+}
+
+// fetchEntry fetches authority's robots.txt, following redirects, and
+// classifies the outcome. prev is the entry it replaces (for the
+// unreachable bookkeeping). Only a *DeferError for the first request (the
+// authority is not ready) or the context's error is returned as an error;
+// every fetch outcome is an entry.
+func (r *Robots) fetchEntry(ctx context.Context, authority string, prev *RobotsEntry) (*RobotsEntry, error) {
+	robotsURL := authority + "/robots.txt"
+	e := &RobotsEntry{Authority: authority, URL: robotsURL, FinalURL: robotsURL}
+	target := robotsURL
+	for hop := 0; ; hop++ {
+		req := &frontier.Request{URL: target, Kind: frontier.KindRobots}
+		resp, err := r.fetch.Fetch(ctx, req)
+		var de *DeferError
+		if errors.As(err, &de) {
+			if hop == 0 {
+				return nil, err // the authority is not ready: try again later
+			}
+			// A redirect hop to an authority that is not ready yet: wait
+			// for it. This is the one place heed waits on a host; it is
+			// bounded by that host's interval.
+			until := de.Until
+			if !until.After(r.policy.Now()) {
+				until = r.policy.Now().Add(pendingWait)
+			}
+			if werr := sleepUntil(ctx, until); werr != nil {
+				return nil, werr
+			}
+			hop--
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		e.FetchedAt = r.policy.Now()
+		if err != nil {
+			e.Status, e.Err = 0, err.Error()
+			return r.unreachable(e, prev), nil
+		}
+		e.Status = resp.Status
+		switch {
+		case resp.Status >= 200 && resp.Status < 300:
+			e.State = RobotsAvailable
+			f := robots.Parse(resp.Body, robots.WithMaxBytes(r.policy.MaxBytes))
+			e.Group = f.Group(r.policy.Agent)
+			e.Report = f.Report()
+			base, _ := url.Parse(e.FinalURL)
+			for _, s := range f.ResolveSitemaps(base) {
+				e.Sitemaps = append(e.Sitemaps, s.URL)
+			}
+			return e, nil
+		case resp.Status >= 300 && resp.Status < 400:
+			loc := resp.Header.Get("Location")
+			next, perr := resolveLocation(target, loc)
+			if perr != nil || hop >= r.policy.MaxRedirects {
+				e.State = RobotsUnavailable
+				if perr != nil {
+					e.Err = perr.Error()
+				} else {
+					e.Err = fmt.Sprintf("more than %d redirects", r.policy.MaxRedirects)
+				}
+				return e, nil
+			}
+			target = next
+			e.FinalURL = next
+			e.Hops = hop + 1
+		case resp.Status == 429 || resp.Status >= 500:
+			return r.unreachable(e, prev), nil
+		case resp.Status >= 400:
+			e.State = RobotsUnavailable
+			return e, nil
+		default:
+			return r.unreachable(e, prev), nil
+		}
+	}
+}
+
+func (r *Robots) unreachable(e, prev *RobotsEntry) *RobotsEntry {
+	e.State = RobotsUnreachable
+	e.FirstFailure = e.FetchedAt
+	e.Failures = 1
+	if prev != nil && prev.State == RobotsUnreachable {
+		e.FirstFailure = prev.FirstFailure
+		e.Failures = prev.Failures + 1
+	}
+	wait := r.policy.RetryBase << (e.Failures - 1)
+	if wait > r.policy.RetryMax || wait <= 0 {
+		wait = r.policy.RetryMax
+	}
+	e.RetryAt = e.FetchedAt.Add(wait)
+	return e
+}
+
+func resolveLocation(from, loc string) (string, error) {
+	if loc == "" {
+		return "", errors.New("redirect without a Location header")
+	}
+	base, err := url.Parse(from)
+	if err != nil {
+		return "", err
+	}
+	ref, err := url.Parse(loc)
+	if err != nil {
+		return "", fmt.Errorf("bad Location %q: %w", loc, err)
+	}
+	u := base.ResolveReference(ref)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("redirect to a non-http URL %q", u.String())
+	}
+	u.Fragment = ""
+	return u.String(), nil
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
+}
