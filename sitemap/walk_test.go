@@ -93,12 +93,12 @@ func reportFor(t *testing.T, wr *WalkReport, u string) SitemapReport {
 func TestWalkIndexWithGzipAndFailures(t *testing.T) {
 	const h = "https://example.com"
 	s := site{
-		h + "/sitemap.xml":         index(h+"/a.xml.gz", h+"/b.txt", h+"/missing.xml", h+"/broken.xml", "/c.xml"),
-		h + "/a.xml.gz":            gz(t, pages(h+"/a1", h+"/a2", "https://elsewhere.example/x")),
-		h + "/b.txt":               []byte(h + "/b1\n" + h + "/a1\n"),
-		h + "/broken.xml":          []byte("<urlset " + ns + "><url><loc>" + h + "/k1</loc></url><url><loc>"),
-		h + "/c.xml":               pages(h + "/c1"),
-		h + "/robots-sitemap.xml":  pages(h + "/r1"),
+		h + "/sitemap.xml":        index(h+"/a.xml.gz", h+"/b.txt", h+"/missing.xml", h+"/broken.xml", "/c.xml"),
+		h + "/a.xml.gz":           gz(t, pages(h+"/a1", h+"/a2", "https://elsewhere.example/x")),
+		h + "/b.txt":              []byte(h + "/b1\n" + h + "/a1\n"),
+		h + "/broken.xml":         []byte("<urlset " + ns + "><url><loc>" + h + "/k1</loc></url><url><loc>"),
+		h + "/c.xml":              pages(h + "/c1"),
+		h + "/robots-sitemap.xml": pages(h + "/r1"),
 		"https://other.example/s": pages("https://other.example/o1"),
 	}
 	r := walk(t, s, []string{h + "/sitemap.xml", h + "/robots-sitemap.xml", "https://other.example/s"})
