@@ -1,0 +1,200 @@
+package politeness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// visit is one request as the server saw it.
+type visit struct{ arrived, left time.Time }
+
+// pacedServer records, per authority (the path), when each request arrived
+// and left the handler, and the most requests it had in flight at once.
+type pacedServer struct {
+	slow        time.Duration // added to every response time
+	mu          sync.Mutex
+	visits      map[string][]visit
+	inFlight    map[string]int
+	maxInFlight map[string]int
+}
+
+func (s *pacedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
+	a := r.URL.Path
+	s.mu.Lock()
+	s.inFlight[a]++
+	s.maxInFlight[a] = max(s.maxInFlight[a], s.inFlight[a])
+	n := len(s.visits[a])
+	s.mu.Unlock()
+
+	time.Sleep(s.slow + time.Duration(n%4)*time.Millisecond) // uneven response times
+	switch n % 11 {
+	case 5:
+		w.WriteHeader(http.StatusServiceUnavailable) // backoff
+	case 9:
+		w.Header().Set("Retry-After", "0")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}
+	io.WriteString(w, "ok")
+
+	// Recorded before the handler returns, so before the client can
+	// release: the response is buffered until then.
+	left := time.Now()
+	s.mu.Lock()
+	s.inFlight[a]--
+	s.visits[a] = append(s.visits[a], visit{arrived, left})
+	s.mu.Unlock()
+}
+
+// TestConcurrentPacingAtTheServer runs many workers over many authorities
+// with a real clock and checks, at the server, that requests to one
+// authority arrive at least an interval apart and at least an interval
+// after the previous one left, and never more at once than allowed.
+func TestConcurrentPacingAtTheServer(t *testing.T) {
+	for _, concurrency := range []int{1, 2} {
+		t.Run(fmt.Sprintf("concurrency %d", concurrency), func(t *testing.T) {
+			testConcurrentPacing(t, concurrency)
+		})
+	}
+}
+
+func testConcurrentPacing(t *testing.T, concurrency int) {
+	const (
+		interval    = 15 * time.Millisecond
+		authorities = 8
+		workers     = 16
+		waiters     = 2 // workers using Wait rather than TryAcquire
+		runFor      = 600 * time.Millisecond
+	)
+	// With concurrency 2, responses slower than two intervals make the
+	// second slot matter.
+	slow := time.Duration(0)
+	if concurrency > 1 {
+		slow = 3 * interval
+	}
+	srv := &pacedServer{slow: slow, visits: map[string][]visit{}, inFlight: map[string]int{}, maxInFlight: map[string]int{}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	defer client.CloseIdleConnections()
+
+	p, err := New(WithFloor(interval), WithConcurrency(concurrency), WithBackoff(5*time.Millisecond, 20*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, authorities)
+	for i := range names {
+		names[i] = "/a" + strconv.Itoa(i)
+	}
+	fetch := func(a string) {
+		fb := Feedback{}
+		resp, err := client.Get(ts.URL + a)
+		if err != nil {
+			fb.Err = err
+		} else {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			fb.Status, fb.RetryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
+		}
+		p.Release(a, fb)
+	}
+
+	deadline := time.Now().Add(runFor)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n < 1000 && time.Now().Before(deadline); n++ {
+				if w < waiters {
+					a := names[(w+n)%authorities]
+					ctx, cancel := context.WithDeadline(context.Background(), deadline)
+					err := p.Wait(ctx, a)
+					cancel()
+					if err == nil {
+						fetch(a)
+					}
+					continue
+				}
+				acquired := false
+				for i := range authorities {
+					a := names[(w+n+i)%authorities]
+					if ok, _, err := p.TryAcquire(a); err != nil {
+						t.Errorf("TryAcquire: %v", err)
+						return
+					} else if ok {
+						fetch(a)
+						acquired = true
+						break
+					}
+				}
+				if !acquired {
+					time.Sleep(time.Millisecond) // nothing ready: a real worker would block in the frontier
+				}
+			}
+		}()
+	}
+	// Readers hammering the introspection at the same time.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for time.Now().Before(deadline) {
+			for _, a := range names {
+				_ = p.ReadyAt(a)
+				_ = p.State(a)
+			}
+			_ = p.Snapshot()
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+	wg.Wait()
+
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	total, busiest := 0, 0
+	for _, a := range names {
+		vs := srv.visits[a]
+		total += len(vs)
+		if len(vs) < 3 {
+			t.Errorf("%s: only %d requests; the test proves little", a, len(vs))
+		}
+		m := srv.maxInFlight[a]
+		if m > concurrency {
+			t.Errorf("%s: %d requests in flight at once; limit %d", a, m, concurrency)
+		}
+		busiest = max(busiest, m)
+		if concurrency > 1 {
+			continue // arrivals may overtake each other; only starts are spaced
+		}
+		slices.SortFunc(vs, func(x, y visit) int { return x.arrived.Compare(y.arrived) })
+		for i := 1; i < len(vs); i++ {
+			if gap := vs[i].arrived.Sub(vs[i-1].arrived); gap < interval {
+				t.Errorf("%s: requests %d and %d arrived %v apart; interval %v", a, i-1, i, gap, interval)
+			}
+			if gap := vs[i].arrived.Sub(vs[i-1].left); gap < interval {
+				t.Errorf("%s: request %d arrived %v after request %d left; interval %v", a, i, gap, i-1, interval)
+			}
+		}
+	}
+	if s := p.Snapshot(); len(s) != authorities {
+		t.Errorf("Snapshot has %d authorities; want %d", len(s), authorities)
+	} else {
+		for a, st := range s {
+			if st.InFlight != 0 {
+				t.Errorf("%s: %d still in flight after every worker ended", a, st.InFlight)
+			}
+		}
+	}
+	if busiest != concurrency {
+		t.Errorf("at most %d requests in flight to one authority; the limit %d was never reached", busiest, concurrency)
+	}
+	t.Logf("%d requests to %d authorities, at most %d in flight to one", total, authorities, busiest)
+}
