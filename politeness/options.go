@@ -9,12 +9,22 @@ import (
 
 // Defaults of a Pacer made by [New] without options.
 const (
-	DefaultFloor         = time.Second
-	DefaultConcurrency   = 1
+	// DefaultFloor is the least interval between requests to one
+	// authority ([WithFloor]).
+	DefaultFloor = time.Second
+	// DefaultConcurrency is how many requests to one authority may be in
+	// flight at once ([WithConcurrency]).
+	DefaultConcurrency = 1
+	// DefaultMaxCrawlDelay is the largest Crawl-delay honoured; above it
+	// the authority is excluded ([WithMaxCrawlDelay]).
 	DefaultMaxCrawlDelay = 30 * time.Second
-	DefaultBackoffBase   = time.Second
-	DefaultBackoffMax    = 5 * time.Minute
-	DefaultMaxPause      = 10 * time.Minute
+	// DefaultBackoffBase is the pause after a first failure ([WithBackoff]).
+	DefaultBackoffBase = time.Second
+	// DefaultBackoffMax is the longest backoff pause ([WithBackoff]).
+	DefaultBackoffMax = 5 * time.Minute
+	// DefaultMaxPause is the longest pause a Retry-After may impose
+	// ([WithMaxPause]).
+	DefaultMaxPause = 10 * time.Minute
 )
 
 // config is a Pacer's settings; it does not change after New.

@@ -21,6 +21,7 @@ type DelayTooLongError struct {
 	Cap       time.Duration // the largest Crawl-delay heed honours
 }
 
+// Error says which authority asked for which Crawl-delay, and the cap.
 func (e *DelayTooLongError) Error() string {
 	return fmt.Sprintf("politeness: crawl-delay %v of %s exceeds the cap of %v", e.Delay, e.Authority, e.Cap)
 }
@@ -230,9 +231,10 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 // Otherwise ok is false and retryAt says when to try again: the earliest
 // time a start may be allowed (heed's politeness stage gives the request back
 // to the frontier with it). When the authority is at its concurrency limit,
-// retryAt is one interval from now, because the next start must follow a
-// release by that much; with an interval of zero it is the zero time,
-// meaning after the next release.
+// retryAt is one interval from now (or the end of a pause, if later),
+// because the next start must follow a release by that much; with an
+// interval of zero and no pause it is the zero time, meaning after the next
+// release.
 //
 // For an authority excluded by its Crawl-delay, err is the
 // [*DelayTooLongError] and nothing is booked.
@@ -291,6 +293,9 @@ func (p *Pacer) Wait(ctx context.Context, authority string) error {
 // most the pause cap, see [WithMaxPause]); a 429 or 503 without one, another
 // 5xx or a network error pauses it with exponential backoff; any other
 // response resets the backoff. A pause already set is never shortened.
+//
+// A Release without a booked start is tolerated: it anchors the next start
+// like any other, and the in-flight count never goes below zero.
 func (p *Pacer) Release(authority string, fb Feedback) {
 	a := p.get(authority)
 	now := p.cfg.clock.Now()
