@@ -266,6 +266,23 @@ func TestConcurrencyLimit(t *testing.T) {
 	})
 }
 
+// At the concurrency limit during a pause, the retry time is the later of
+// the pause's end and one interval from now.
+func TestConcurrencyLimitDuringPause(t *testing.T) {
+	for _, floor := range []time.Duration{0, time.Second} {
+		p, clk := newTestPacer(t, WithFloor(floor))
+		mustAcquire(t, p, hostA)
+		until := clk.Now().Add(time.Minute)
+		if err := p.Restore(map[string]AuthorityState{hostA: {PausedUntil: until}}); err != nil {
+			t.Fatal(err)
+		}
+		mustRefuse(t, p, hostA, until)
+		p.Release(hostA, Feedback{Status: 200})
+		clk.Advance(time.Minute)
+		mustAcquire(t, p, hostA)
+	}
+}
+
 func TestReadyAtNeverReserves(t *testing.T) {
 	p, clk := newTestPacer(t, WithConcurrency(2))
 	mustAcquire(t, p, hostA)
