@@ -1,0 +1,426 @@
+package frontier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrNotLeased is wrapped by the error Done and Retry return for a request
+// that is not leased: never handed out by Next, or already Done or Retried.
+var ErrNotLeased = errors.New("frontier: request is not leased")
+
+// Memory is heed's default Frontier: everything in memory, nothing survives
+// the process. It is safe for concurrent use.
+//
+// Each authority has a queue ordered by the request key (see [Order.Less]);
+// a Retried request goes to the head of its authority's queue. Authorities
+// with queued requests and a free lease are kept in two heaps: a ready heap
+// ordered by their head requests (priority, then depth, then round-robin)
+// and a waiting heap ordered by the time they become ready. Next pops the
+// best ready authority, re-asking the Gate (whose answer may have moved
+// later since it was last asked), and otherwise sleeps until the earliest
+// waiting time or until Push, Done, Retry or Close change the picture. Each
+// operation is O(log n) in the number of authorities and of the authority's
+// queued requests; nothing scans all authorities except Drain and Stats.
+//
+// A queued request costs its Request value, its URL string, a pointer in
+// its authority's queue and its fingerprint in the seen set; the seen set
+// keeps 16 bytes (plus map overhead) for every distinct URL for the life of
+// the Memory. Idle authorities (nothing queued or leased) are forgotten.
+type Memory struct {
+	cfg Config
+
+	mu      sync.Mutex
+	closed  bool
+	seq     uint64 // last Seq assigned
+	turn    uint64 // last round-robin turn given out
+	seen    map[Fingerprint]struct{}
+	auths   map[string]*authority // authorities with requests queued or leased
+	leases  map[uint64]lease      // by Seq
+	ready   authHeap
+	waiting authHeap
+	queued  int
+	dups    int
+	rejects int
+
+	wait waitState
+}
+
+// lease is a request handed out by Next, with its authority.
+type lease struct {
+	req *Request
+	a   *authority
+}
+
+var _ Frontier = (*Memory)(nil)
+
+// NewMemory returns an empty in-memory frontier configured by opts.
+func NewMemory(opts ...Option) *Memory {
+	cfg := NewConfig(opts...)
+	return &Memory{
+		cfg:     cfg,
+		seen:    make(map[Fingerprint]struct{}),
+		auths:   make(map[string]*authority),
+		leases:  make(map[uint64]lease),
+		ready:   authHeap{order: cfg.Order},
+		waiting: authHeap{byTime: true},
+	}
+}
+
+// Push canonicalises req.URL and sets it to the canonical form, drops the
+// request as a Duplicate if its fingerprint was seen, asks the admission
+// function, and queues it with the next Seq. An invalid URL is Rejected with
+// its *URLError (and counted, but not marked seen: it has no fingerprint).
+// After Close it returns Rejected and ErrClosed. The context is not used:
+// Push never blocks.
+//
+// Push takes ownership of an Added request: the caller must not change it
+// until Next hands it out.
+func (m *Memory) Push(_ context.Context, req *Request) (PushResult, error) {
+	if req == nil {
+		return Rejected, errors.New("frontier: Push of a nil request")
+	}
+	canon, err := Canonicalize(req.URL)
+	if err != nil {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.closed {
+			return Rejected, ErrClosed
+		}
+		m.rejects++
+		return Rejected, err
+	}
+	req.URL = canon
+	fp := NewFingerprint(req.Method, canon)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return Rejected, ErrClosed
+	}
+	if _, ok := m.seen[fp]; ok {
+		m.dups++
+		return Duplicate, nil
+	}
+	// Marking the URL seen before asking the admission function makes a
+	// concurrent Push of the same URL a Duplicate while it is asked.
+	m.seen[fp] = struct{}{}
+	if m.cfg.Admit != nil {
+		m.mu.Unlock()
+		err := m.cfg.Admit(req)
+		m.mu.Lock()
+		if err != nil {
+			m.rejects++
+			return Rejected, err
+		}
+		if m.closed {
+			return Rejected, ErrClosed
+		}
+	}
+	m.seq++
+	req.Seq = m.seq
+	m.enqueue(req, authorityPrefix(canon))
+	return Added, nil
+}
+
+// authorityPrefix returns the authority a canonical URL starts with.
+func authorityPrefix(canon string) string {
+	i := strings.Index(canon, "://") + 3
+	return canon[:i+strings.IndexByte(canon[i:], '/')]
+}
+
+func (m *Memory) enqueue(req *Request, name string) {
+	a := m.auths[name]
+	if a == nil {
+		// Clone: name points into the first URL, which may be long.
+		a = &authority{name: strings.Clone(name)}
+		m.turn++
+		a.turn = m.turn
+		m.auths[a.name] = a
+	}
+	a.push(req, m.cfg.Order)
+	m.queued++
+	if m.ready.has(a) {
+		m.ready.fix(a) // the new request may be the new head
+	} else if !m.waiting.has(a) {
+		m.place(a)
+	}
+	m.kick()
+}
+
+// place puts an authority that is in neither heap into the one it belongs
+// to, if any: it needs a queued request and a free lease, and waits while
+// its hold lasts. The Gate is asked only when the authority reaches the top
+// of the ready heap.
+func (m *Memory) place(a *authority) {
+	if a.queued() == 0 || a.leased >= m.cfg.LeasesPerAuthority {
+		return
+	}
+	if !a.hold.IsZero() {
+		if a.hold.After(m.cfg.Now()) {
+			a.at = a.hold
+			m.waiting.push(a)
+			return
+		}
+		a.hold = time.Time{}
+	}
+	m.ready.push(a)
+}
+
+// Next leases the best request whose authority is ready: the authority is
+// not on hold from Retry, has a free lease, and the Gate's ReadyAt for it is
+// not after now. Among ready authorities it takes the one whose head request
+// has the highest priority, then the lowest depth (highest for
+// DepthFirst), and among equals the one served longest ago. When none is
+// ready, Next sleeps until the earliest time one may be, or until Push, Done,
+// Retry or Close; it never polls. It returns ErrExhausted when nothing is
+// queued or leased, ErrClosed after Close, or the context's error.
+func (m *Memory) Next(ctx context.Context) (*Request, error) {
+	m.mu.Lock()
+	var w *waiter
+	for {
+		if m.closed {
+			m.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if err := ctx.Err(); err != nil {
+			m.mu.Unlock()
+			return nil, err
+		}
+		if req := m.take(); req != nil {
+			// Pass the word on if more is ready than waiters were told.
+			m.kick()
+			m.mu.Unlock()
+			return req, nil
+		}
+		if m.queued == 0 && len(m.leases) == 0 {
+			m.broadcast()
+			m.mu.Unlock()
+			return nil, ErrExhausted
+		}
+		if w == nil {
+			w = &waiter{ch: make(chan struct{}, 1)}
+		}
+		m.wait.list.pushBack(w)
+		m.kick() // arms the timer for the earliest waiting authority
+		m.mu.Unlock()
+
+		select {
+		case <-w.ch:
+			m.mu.Lock()
+			m.wait.signalled--
+		case <-ctx.Done():
+			m.mu.Lock()
+			if w.listed {
+				m.wait.list.remove(w)
+			} else {
+				// Signalled and leaving: hand the signal to another waiter.
+				m.wait.signalled--
+				m.kick()
+			}
+			m.mu.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// take leases the best ready request, or returns nil.
+func (m *Memory) take() *Request {
+	if m.ready.len() == 0 && m.waiting.len() == 0 {
+		return nil
+	}
+	now := m.cfg.Now()
+	for m.waiting.len() > 0 {
+		a := m.waiting.top()
+		if a.at.After(now) {
+			break
+		}
+		m.waiting.remove(a)
+		m.ready.push(a) // the Gate is asked below, when a reaches the top
+	}
+	for m.ready.len() > 0 {
+		a := m.ready.top()
+		if t := m.readyAt(a); t.After(now) {
+			m.ready.remove(a)
+			a.at = t
+			m.waiting.push(a)
+			continue
+		}
+		a.hold = time.Time{}
+		req := a.pop(m.cfg.Order)
+		m.queued--
+		a.leased++
+		m.leases[req.Seq] = lease{req: req, a: a}
+		m.turn++
+		a.turn = m.turn
+		if a.queued() > 0 && a.leased < m.cfg.LeasesPerAuthority {
+			m.ready.fix(a)
+		} else {
+			m.ready.remove(a)
+		}
+		return req
+	}
+	return nil
+}
+
+// readyAt returns when a may next be handed out: its hold or its Gate
+// time, whichever is later.
+func (m *Memory) readyAt(a *authority) time.Time {
+	t := a.hold
+	if m.cfg.Gate != nil {
+		if g := m.cfg.Gate.ReadyAt(a.name); g.After(t) {
+			t = g
+		}
+	}
+	return t
+}
+
+// Done ends the lease of req (matched by Seq and URL). It returns an error
+// wrapping ErrNotLeased if req is not leased, and ErrClosed after Close.
+func (m *Memory) Done(_ context.Context, req *Request) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, err := m.endLease(req)
+	if err != nil {
+		return err
+	}
+	m.release(l.a)
+	return nil
+}
+
+// Retry ends the lease of req and queues req (as passed, so that a changed
+// Attempt or Meta is kept) at the head of its authority's queue. The
+// authority is not handed out before notBefore; a zero or past notBefore
+// adds no wait. Several Retries of one authority keep the latest hold.
+func (m *Memory) Retry(_ context.Context, req *Request, notBefore time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, err := m.endLease(req)
+	if err != nil {
+		return err
+	}
+	a := l.a
+	if notBefore.After(a.hold) {
+		a.hold = notBefore
+	}
+	a.front = append(a.front, req)
+	m.queued++
+	m.ready.remove(a)
+	m.waiting.remove(a)
+	m.release(a)
+	return nil
+}
+
+func (m *Memory) endLease(req *Request) (lease, error) {
+	if m.closed {
+		return lease{}, ErrClosed
+	}
+	if req == nil {
+		return lease{}, fmt.Errorf("%w: nil request", ErrNotLeased)
+	}
+	l, ok := m.leases[req.Seq]
+	if !ok || l.req.URL != req.URL {
+		return lease{}, fmt.Errorf("%w: %s (seq %d)", ErrNotLeased, req.URL, req.Seq)
+	}
+	delete(m.leases, req.Seq)
+	l.a.leased--
+	return l, nil
+}
+
+// release re-schedules a after one of its leases ended, and wakes waiters.
+func (m *Memory) release(a *authority) {
+	if a.queued() == 0 && a.leased == 0 {
+		delete(m.auths, a.name)
+	} else if !m.ready.has(a) && !m.waiting.has(a) {
+		m.place(a)
+	}
+	if m.queued == 0 && len(m.leases) == 0 {
+		m.broadcast() // exhausted: every waiter returns ErrExhausted
+		return
+	}
+	m.kick()
+}
+
+// Drain removes every queued request and passes each to fn (nil fn: they
+// are dropped), authority by authority in name order, each authority's in
+// queue order. Leased requests stay leased. Drained URLs stay seen. fn is
+// called without the frontier's lock, after all are removed. Call Drain
+// before Close: after Close it returns ErrClosed.
+func (m *Memory) Drain(_ context.Context, fn func(*Request)) error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return ErrClosed
+	}
+	names := make([]string, 0, len(m.auths))
+	for name, a := range m.auths {
+		if a.queued() > 0 {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	out := make([]*Request, 0, m.queued)
+	for _, name := range names {
+		a := m.auths[name]
+		for a.queued() > 0 {
+			out = append(out, a.pop(m.cfg.Order))
+		}
+		m.ready.remove(a)
+		m.waiting.remove(a)
+		if a.leased == 0 {
+			delete(m.auths, name)
+		}
+	}
+	m.queued = 0
+	if len(m.leases) == 0 {
+		m.broadcast()
+	}
+	m.mu.Unlock()
+
+	if fn != nil {
+		for _, r := range out {
+			fn(r)
+		}
+	}
+	return nil
+}
+
+// Stats reports the counts; it works after Close too. ByAuthority lists
+// the authorities with queued requests.
+func (m *Memory) Stats() Stats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := Stats{
+		Queued:      m.queued,
+		Leased:      len(m.leases),
+		Seen:        len(m.seen),
+		Duplicates:  m.dups,
+		Rejected:    m.rejects,
+		ByAuthority: make(map[string]int),
+	}
+	for name, a := range m.auths {
+		if n := a.queued(); n > 0 {
+			s.ByAuthority[name] = n
+		}
+	}
+	return s
+}
+
+// Close makes every blocked and later Next return ErrClosed, and Push,
+// Done, Retry and Drain fail with ErrClosed. Closing twice is harmless.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	m.stopTimer()
+	m.broadcast()
+	return nil
+}
