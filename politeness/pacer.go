@@ -137,7 +137,7 @@ func (a *authority) notBefore() time.Time {
 }
 
 // limiterReadyAt is when the limiter will have a token; the zero time if it
-// has one at now.
+// has one at now. It changes nothing.
 func (a *authority) limiterReadyAt(now time.Time) time.Time {
 	if a.lim == nil {
 		return time.Time{}
@@ -146,9 +146,13 @@ func (a *authority) limiterReadyAt(now time.Time) time.Time {
 	if tokens >= 1 {
 		return time.Time{}
 	}
-	secs := (1 - tokens) / float64(a.lim.Limit())
-	d := time.Duration(math.Ceil(secs * float64(time.Second)))
-	return now.Add(max(d, 1))
+	// Mirrors the limiter's own rounding: it allows an event whose wait
+	// truncates to 0 ns.
+	ns := (1 - tokens) / float64(a.lim.Limit()) * float64(time.Second)
+	if ns < 1 {
+		return time.Time{}
+	}
+	return now.Add(time.Duration(math.Ceil(ns)))
 }
 
 // readyAt is ReadyAt for a known authority; a.mu must be held.
@@ -156,11 +160,14 @@ func (a *authority) readyAt(now time.Time) time.Time {
 	if a.tooLong != nil {
 		return time.Time{}
 	}
-	t := a.notBefore()
-	if t.After(now) {
-		return t
+	// The limiter is asked about the time the anchors allow, so that the
+	// answer is good for TryAcquire even when the limiter runs late.
+	nb := a.notBefore()
+	t := later(nb, now)
+	if lt := a.limiterReadyAt(t); lt.After(t) {
+		return lt
 	}
-	return later(t, a.limiterReadyAt(now))
+	return nb
 }
 
 // try is TryAcquire for a known authority; a.mu must be held.

@@ -116,9 +116,30 @@ func TestSpacingIsExact(t *testing.T) {
 			if r.Before(start.Add(iv)) || r.After(start.Add(iv+1)) {
 				t.Fatalf("interval %v: ReadyAt %v after start; want %v", iv, r.Sub(start), iv)
 			}
-			clk.AdvanceTo(r)
+			clk.AdvanceTo(r) // the next iteration's mustAcquire checks r is good
 		}
 	}
+}
+
+// TestLimiterLaterThanAnchors covers a limiter that allows a start later
+// than the anchors do (here by a reservation made behind the Pacer's back):
+// ReadyAt and TryAcquire both answer with the limiter's time.
+func TestLimiterLaterThanAnchors(t *testing.T) {
+	p, clk := newTestPacer(t, WithConcurrency(5))
+	t0 := clk.Now()
+	mustAcquire(t, p, hostA)
+	a := p.lookup(hostA)
+	a.mu.Lock()
+	a.lim.ReserveN(t0.Add(500*time.Millisecond), 1) // the token due at t0+1s
+	a.mu.Unlock()
+	want := t0.Add(2 * time.Second)
+	if r := p.ReadyAt(hostA); !r.Equal(want) {
+		t.Fatalf("ReadyAt = +%v; want +%v", r.Sub(t0), want.Sub(t0))
+	}
+	clk.Advance(time.Second) // the anchors allow a start now; the limiter does not
+	mustRefuse(t, p, hostA, want)
+	clk.AdvanceTo(want)
+	mustAcquire(t, p, hostA)
 }
 
 func TestCompletionAnchoring(t *testing.T) {
