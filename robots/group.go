@@ -166,48 +166,52 @@ func (m *matcher) bucketKey() (byte, bool) {
 // (see [ValidProductToken]) names no group, so only "*" can apply to it.
 // The result is never nil.
 func (f *File) Group(token string) *Group {
-	named := ValidProductToken(token)
-	var match GroupMatch
+	if ValidProductToken(token) {
+		names := func(a AgentLine) bool { return a.Token != "" && strings.EqualFold(a.Token, token) }
+		if gis := f.groupsWhere(names); len(gis) > 0 {
+			return f.merge(MatchNamed, token, gis, names)
+		}
+	}
+	if gis := f.groupsWhere(isStarLine); len(gis) > 0 {
+		return f.merge(MatchStar, token, gis, isStarLine)
+	}
+	return f.merge(MatchNone, token, nil, nil)
+}
+
+// groupsWhere returns the indices of the parsed groups with an agent line
+// for which pick is true.
+func (f *File) groupsWhere(pick func(AgentLine) bool) []int {
+	var gis []int
+	for gi := range f.groups {
+		if slices.ContainsFunc(f.agentsOf(&f.groups[gi]), pick) {
+			gis = append(gis, gi)
+		}
+	}
+	return gis
+}
+
+// merge builds the Group of the parsed groups gis (in file order): their
+// rules in file order, the first valid Crawl-delay, and the agent lines
+// for which pick is true as the evidence of the match.
+func (f *File) merge(kind MatchKind, token string, gis []int, pick func(AgentLine) bool) *Group {
+	match := GroupMatch{Kind: kind, Token: token}
 	var rules []*Rule
 	var delay time.Duration
 	hasDelay := false
-	for pass := 0; pass < 2 && len(match.Agents) == 0; pass++ {
-		star := pass == 1
-		if !star && !named {
-			continue
-		}
-		for gi := range f.groups {
-			pg := &f.groups[gi]
-			picked := false
-			for _, a := range pg.agents {
-				if star {
-					if isStarLine(a) {
-						match.Agents = append(match.Agents, a)
-						picked = true
-					}
-				} else if a.Token != "" && strings.EqualFold(a.Token, token) {
-					match.Agents = append(match.Agents, a)
-					picked = true
-				}
-			}
-			if !picked {
-				continue
-			}
-			for i := pg.rulesFrom; i < pg.rulesTo; i++ {
-				rules = append(rules, &f.rules[i])
-			}
-			if pg.delayLine > 0 && !hasDelay {
-				delay, hasDelay = pg.delay, true
+	for _, gi := range gis {
+		pg := &f.groups[gi]
+		for _, a := range f.agentsOf(pg) {
+			if pick(a) {
+				match.Agents = append(match.Agents, a)
 			}
 		}
-		if len(match.Agents) > 0 {
-			match.Kind = MatchNamed
-			if star {
-				match.Kind = MatchStar
-			}
+		for i := pg.rulesFrom; i < pg.rulesTo; i++ {
+			rules = append(rules, &f.rules[i])
+		}
+		if pg.delayLine > 0 && !hasDelay {
+			delay, hasDelay = pg.delay, true
 		}
 	}
-	match.Token = token
 	g := newGroup(match, rules)
 	g.delay, g.hasDelay = delay, hasDelay
 	return g

@@ -1,6 +1,7 @@
 package robots
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,8 @@ func newConfig(opts []Option) config {
 // use. Select the rules for a crawler with [File.Group].
 type File struct {
 	groups   []parsedGroup
-	rules    []Rule // every rule inside a group, in file order
+	agents   []AgentLine // every user-agent line, in file order
+	rules    []Rule      // every rule inside a group, in file order
 	sitemaps []Sitemap
 	report   Report
 }
@@ -49,13 +51,10 @@ type File struct {
 // parsedGroup is one group as written: a run of user-agent lines and the
 // records that follow until the next user-agent line after a rule.
 type parsedGroup struct {
-	agents     []AgentLine
-	star       bool
-	rulesFrom  int // index into File.rules
-	rulesTo    int
-	delay      time.Duration
-	delayLine  int // 0: the group has no valid Crawl-delay
-	hasAnyRule bool
+	agentsFrom, agentsTo int32 // index range in File.agents
+	rulesFrom, rulesTo   int32 // index range in File.rules
+	delay                time.Duration
+	delayLine            int32 // 0: the group has no valid Crawl-delay
 }
 
 // AgentLine is one user-agent line of a group.
@@ -148,10 +147,16 @@ type Truncation struct {
 	LineCut bool
 }
 
+// agentsOf returns the user-agent lines of a parsed group.
+func (f *File) agentsOf(pg *parsedGroup) []AgentLine {
+	return f.agents[pg.agentsFrom:pg.agentsTo]
+}
+
 // lineEvent is what the parser tells Lint about each line.
 type lineEvent struct {
 	num     int
 	text    string // without comment, trimmed
+	comment bool   // the line has a comment
 	name    string // field name as written
 	value   string
 	field   field
@@ -189,6 +194,15 @@ func parse(body []byte, cfg config, visit func(*lineEvent)) *File {
 	// One conversion; every Text, Value and most Patterns are substrings.
 	s := string(data)
 	s = skipBOM(s)
+	// Most lines of a large file are rules: size the rule slice for the
+	// worst case once instead of regrowing it (and copying its pointers
+	// under the write barrier) a few dozen times, then trim it.
+	f.rules = make([]Rule, 0, strings.Count(s, "\n")+strings.Count(s, "\r")+1)
+	defer func() {
+		if cap(f.rules) > len(f.rules)+len(f.rules)/4+64 {
+			f.rules = slices.Clone(f.rules)
+		}
+	}()
 	p := parser{f: f, cur: -1}
 	sc := lineScanner{s: s}
 	num := 0
@@ -238,6 +252,7 @@ func skipBOM(s string) string {
 func (p *parser) line(ev *lineEvent, raw string) {
 	if h := strings.IndexByte(raw, '#'); h >= 0 {
 		raw = raw[:h]
+		ev.comment = true
 	}
 	text := trimSpace(raw)
 	num := ev.num
@@ -259,15 +274,16 @@ func (p *parser) line(ev *lineEvent, raw string) {
 		p.skip(ev, SkipUnknownField)
 	case fieldUserAgent:
 		if p.cur < 0 || !p.inAgents {
-			f.groups = append(f.groups, parsedGroup{rulesFrom: len(f.rules), rulesTo: len(f.rules)})
+			na, nr := int32(len(f.agents)), int32(len(f.rules))
+			f.groups = append(f.groups, parsedGroup{agentsFrom: na, agentsTo: na, rulesFrom: nr, rulesTo: nr})
 			p.cur = len(f.groups) - 1
 			ev.startsGroup = true
 		}
 		p.inAgents = true
 		g := &f.groups[p.cur]
-		star, tok := agentToken(value)
-		g.star = g.star || star
-		g.agents = append(g.agents, AgentLine{Line: num, Value: value, Token: tok})
+		_, tok := agentToken(value)
+		f.agents = append(f.agents, AgentLine{Line: num, Value: value, Token: tok})
+		g.agentsTo = int32(len(f.agents))
 	case fieldAllow, fieldDisallow:
 		if p.cur < 0 {
 			p.skip(ev, SkipOutsideGroup)
@@ -276,7 +292,6 @@ func (p *parser) line(ev *lineEvent, raw string) {
 		// Even an empty rule ends the run of user-agent lines.
 		p.inAgents = false
 		g := &f.groups[p.cur]
-		g.hasAnyRule = true
 		if value == "" {
 			return // an empty value is no rule: it matches nothing
 		}
@@ -286,7 +301,7 @@ func (p *parser) line(ev *lineEvent, raw string) {
 			Text:    text,
 			Pattern: normalisePattern(value),
 		})
-		g.rulesTo = len(f.rules)
+		g.rulesTo = int32(len(f.rules))
 	case fieldCrawlDelay:
 		if p.cur < 0 {
 			p.skip(ev, SkipOutsideGroup)
@@ -299,7 +314,7 @@ func (p *parser) line(ev *lineEvent, raw string) {
 			return
 		}
 		if g := &f.groups[p.cur]; g.delayLine == 0 {
-			g.delay, g.delayLine = d, num
+			g.delay, g.delayLine = d, int32(num)
 		}
 	case fieldSitemap:
 		if value == "" {

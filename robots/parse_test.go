@@ -144,9 +144,9 @@ func TestParseGroups(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := Parse([]byte(tt.body))
 			var got [][]string
-			for _, g := range f.groups {
+			for i := range f.groups {
 				var v []string
-				for _, a := range g.agents {
+				for _, a := range f.agentsOf(&f.groups[i]) {
 					v = append(v, a.Value)
 				}
 				got = append(got, v)
