@@ -146,16 +146,17 @@ func (o *oracle) visit(u string) []string {
 		o.e.Fetched[u] = true
 		v := h.content.page(uri)
 		o.e.Status[u] = v.status
+		base := mustParse(u)
 		if v.location == "" {
-			var out []string
+			out := make([]string, 0, len(v.links))
 			for _, l := range v.links {
-				if abs, ok := parseCanonical(mustParse(u), l); ok {
+				if abs, ok := parseCanonical(base, l); ok {
 					out = append(out, abs)
 				}
 			}
 			return out
 		}
-		next, ok := parseCanonical(mustParse(u), v.location)
+		next, ok := parseCanonical(base, v.location)
 		if !ok {
 			o.e.Skipped[v.location] = ExpectedSkip{Reason: skiplog.InvalidURL, Via: u}
 			return nil

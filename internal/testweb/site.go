@@ -292,8 +292,10 @@ func (s *Site) handler(h *Host) http.Handler {
 			served = h.content.serve(s, rec, r)
 		}
 		s.hits.finish(slot, rec.status, served, s.cfg.clock())
-		s.cfg.logger.Debug("testweb request", "host", h.Name, "path", r.RequestURI,
-			"status", rec.status, "served", served, "user_agent", r.UserAgent())
+		if s.cfg.logger.Enabled(r.Context(), slog.LevelDebug) {
+			s.cfg.logger.Debug("testweb request", "host", h.Name, "path", r.RequestURI,
+				"status", rec.status, "served", served, "user_agent", r.UserAgent())
+		}
 	})
 }
 
