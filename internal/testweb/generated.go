@@ -137,7 +137,7 @@ func newGenerator(g Generated, hosts []*Host) *generator {
 }
 
 func (gen *generator) host(i int) *genHost {
-	r := newRobots().comment("heed generated site, host g" + strconv.Itoa(i)).
+	r := newRobots().comment("heed generated site, host g"+strconv.Itoa(i)).
 		group("*").
 		ruleFn("Disallow: /d/", func(uri string) bool { return strings.HasPrefix(uri, "/d/") })
 	if gen.g.CrawlDelay > 0 {
