@@ -73,15 +73,7 @@ func (p *parser) checkLoc(e *Entry, relative, overflow bool) {
 		e.Problem, e.Detail = kind, detail
 		p.rep.addProblem(kind, e.Line, e.Loc, detail)
 	}
-	if overflow || len(e.Loc) > p.cfg.maxLoc && utf8.RuneCountInString(e.Loc) > p.cfg.maxLoc {
-		n := 0
-		for i := range e.Loc {
-			if n == p.cfg.maxLoc {
-				e.Loc = e.Loc[:i]
-				break
-			}
-			n++
-		}
+	if p.tooLong(e) || overflow {
 		reject(ProblemLocTooLong, fmt.Sprintf("longer than %d characters", p.cfg.maxLoc))
 		return
 	}
@@ -111,6 +103,10 @@ func (p *parser) checkLoc(e *Entry, relative, overflow bool) {
 		u = p.scope.base.ResolveReference(u)
 		p.rep.addProblem(ProblemRelativeURL, e.Line, e.Loc, "resolved to "+u.String())
 		e.Loc = u.String()
+		if p.tooLong(e) {
+			reject(ProblemLocTooLong, fmt.Sprintf("longer than %d characters once resolved", p.cfg.maxLoc))
+			return
+		}
 	}
 	if s := strings.ToLower(u.Scheme); s != "http" && s != "https" {
 		reject(ProblemInvalidURL, "not an http or https URL")
@@ -123,4 +119,21 @@ func (p *parser) checkLoc(e *Entry, relative, overflow bool) {
 	if why := p.scope.inScope(u); why != "" {
 		reject(ProblemOutOfScope, why)
 	}
+}
+
+// tooLong reports whether e.Loc has more than maxLoc characters; it cuts
+// e.Loc to maxLoc characters when it has, or when it is to be cut anyway.
+func (p *parser) tooLong(e *Entry) bool {
+	if len(e.Loc) <= p.cfg.maxLoc {
+		return false
+	}
+	n := 0
+	for i := range e.Loc {
+		if n == p.cfg.maxLoc {
+			e.Loc = e.Loc[:i]
+			return true
+		}
+		n++
+	}
+	return false
 }
