@@ -2,6 +2,7 @@ package politeness
 
 import (
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -25,7 +26,8 @@ func TestRandomScheduleKeepsInvariants(t *testing.T) {
 	const concurrency = 2
 	rng := rand.New(rand.NewPCG(1, 2))
 	p, clk := newTestPacer(t, WithFloor(300*time.Millisecond), WithConcurrency(concurrency),
-		WithBackoff(200*time.Millisecond, 3*time.Second), WithMaxPause(5*time.Second))
+		WithBackoff(200*time.Millisecond, 3*time.Second), WithMaxPause(5*time.Second),
+		WithLogger(slog.New(slog.DiscardHandler)))
 	names := []string{"http://a", "https://a", "https://a:8443", "https://b"}
 	models := map[string]*model{}
 	for _, n := range names {

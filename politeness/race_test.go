@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -71,8 +72,9 @@ func testConcurrentPacing(t *testing.T, concurrency int) {
 		interval    = 15 * time.Millisecond
 		authorities = 8
 		workers     = 16
-		waiters     = 2 // workers using Wait rather than TryAcquire
-		runFor      = 600 * time.Millisecond
+		waiters     = 2                // workers using Wait rather than TryAcquire
+		target      = 12               // requests per authority before workers stop
+		giveUp      = 20 * time.Second // bound on a machine that stalls
 	)
 	// With concurrency 2, responses slower than two intervals make the
 	// second slot matter.
@@ -107,16 +109,32 @@ func testConcurrentPacing(t *testing.T, concurrency int) {
 		p.Release(a, fb)
 	}
 
-	deadline := time.Now().Add(runFor)
+	began := time.Now()
+	deadline := began.Add(giveUp)
+	var stop atomic.Bool // set once every authority has had target requests
+	running := func() bool {
+		if stop.Load() || time.Now().After(deadline) {
+			return false
+		}
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		for _, a := range names {
+			if len(srv.visits[a]) < target {
+				return true
+			}
+		}
+		stop.Store(true)
+		return false
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for n := 0; n < 1000 && time.Now().Before(deadline); n++ {
+			for n := 0; n < 10000 && running(); n++ {
 				if w < waiters {
 					a := names[(w+n)%authorities]
-					ctx, cancel := context.WithDeadline(context.Background(), deadline)
+					ctx, cancel := context.WithTimeout(context.Background(), 10*interval)
 					err := p.Wait(ctx, a)
 					cancel()
 					if err == nil {
@@ -146,7 +164,7 @@ func testConcurrentPacing(t *testing.T, concurrency int) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for time.Now().Before(deadline) {
+		for running() {
 			for _, a := range names {
 				_ = p.ReadyAt(a)
 				_ = p.State(a)
@@ -163,8 +181,8 @@ func testConcurrentPacing(t *testing.T, concurrency int) {
 	for _, a := range names {
 		vs := srv.visits[a]
 		total += len(vs)
-		if len(vs) < 3 {
-			t.Errorf("%s: only %d requests; the test proves little", a, len(vs))
+		if len(vs) < target {
+			t.Errorf("%s: only %d requests in %v; the test proves little", a, len(vs), time.Since(began))
 		}
 		m := srv.maxInFlight[a]
 		if m > concurrency {
@@ -196,5 +214,5 @@ func testConcurrentPacing(t *testing.T, concurrency int) {
 	if busiest != concurrency {
 		t.Errorf("at most %d requests in flight to one authority; the limit %d was never reached", busiest, concurrency)
 	}
-	t.Logf("%d requests to %d authorities, at most %d in flight to one", total, authorities, busiest)
+	t.Logf("%d requests to %d authorities in %v, at most %d in flight to one", total, authorities, time.Since(began).Round(time.Millisecond), busiest)
 }
