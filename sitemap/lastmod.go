@@ -51,7 +51,18 @@ func parseDate(s string) (t time.Time, note string, ok bool) {
 		return time.Time{}, "", false
 	}
 	if c := s[0]; c >= '0' && c <= '9' && len(s) >= 4 && s[1] >= '0' && s[1] <= '9' && s[2] >= '0' && s[2] <= '9' && s[3] >= '0' && s[3] <= '9' {
-		for _, l := range w3cLayouts {
+		// Pick the layout by length first: a failed time.Parse allocates
+		// its error, and dates are parsed once per URL.
+		layouts := w3cLayouts[:2]
+		switch len(s) {
+		case 4:
+			layouts = w3cLayouts[4:]
+		case 7:
+			layouts = w3cLayouts[3:4]
+		case 10:
+			layouts = w3cLayouts[2:3]
+		}
+		for _, l := range layouts {
 			if t, err := time.Parse(l, s); err == nil {
 				return t, "", true
 			}
