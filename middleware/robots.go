@@ -198,12 +198,11 @@ func (r *Robots) admit(ctx context.Context, req *frontier.Request) error {
 	if err != nil {
 		return err
 	}
-	now := r.policy.Now()
 	switch e.State {
 	case RobotsUnavailable:
 		return nil
 	case RobotsUnreachable:
-		if now.Sub(e.FirstFailure) >= r.policy.GiveUpAfter {
+		if r.gaveUp(e) {
 			return r.unreachableRecord(req, e)
 		}
 		return &DeferError{Until: e.RetryAt, Reason: "robots-unreachable", Status: e.Status}
@@ -262,7 +261,7 @@ func (r *Robots) Entry(ctx context.Context, authority string) (*RobotsEntry, err
 	e := r.entries[authority]
 	due := e == nil ||
 		now.Sub(e.FetchedAt) >= r.policy.MaxAge ||
-		(e.State == RobotsUnreachable && !now.Before(e.RetryAt) && now.Sub(e.FirstFailure) < r.policy.GiveUpAfter)
+		(e.State == RobotsUnreachable && !now.Before(e.RetryAt) && !r.gaveUp(e))
 	if !due {
 		r.mu.Unlock()
 		return e, nil
@@ -394,7 +393,17 @@ func (r *Robots) unreachable(e, prev *RobotsEntry) *RobotsEntry {
 		wait = r.policy.RetryMax
 	}
 	e.RetryAt = e.FetchedAt.Add(wait)
+	// The last try happens when the give-up time comes, not after it.
+	if deadline := e.FirstFailure.Add(r.policy.GiveUpAfter); e.RetryAt.After(deadline) && deadline.After(e.FetchedAt) {
+		e.RetryAt = deadline
+	}
 	return e
+}
+
+// gaveUp reports whether heed has stopped waiting for an unreachable
+// robots.txt: its last fetch failed at or after the give-up time.
+func (r *Robots) gaveUp(e *RobotsEntry) bool {
+	return e.State == RobotsUnreachable && e.FetchedAt.Sub(e.FirstFailure) >= r.policy.GiveUpAfter
 }
 
 func resolveLocation(from, loc string) (string, error) {

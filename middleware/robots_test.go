@@ -253,7 +253,9 @@ func TestRobotsUnreachableRetriesThenGivesUp(t *testing.T) {
 		waits = append(waits, de.Until.Sub(clk.Now()))
 		clk.Advance(de.Until.Sub(clk.Now()))
 	}
-	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second}
+	// 1 s, 2 s, 4 s doubling, then the last try at the give-up time (10 s
+	// after the first failure), then the records.
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 3 * time.Second}
 	if len(waits) != len(want) {
 		t.Fatalf("waits %v, want %v", waits, want)
 	}
@@ -262,8 +264,8 @@ func TestRobotsUnreachableRetriesThenGivesUp(t *testing.T) {
 			t.Fatalf("waits %v, want %v", waits, want)
 		}
 	}
-	if n := web.count("http://a.test/robots.txt"); n != 4 {
-		t.Errorf("robots.txt fetched %d times, want 4 (one per retry, none after giving up)", n)
+	if n := web.count("http://a.test/robots.txt"); n != 5 {
+		t.Errorf("robots.txt fetched %d times, want 5 (one per retry, none after giving up)", n)
 	}
 	if rec := rs.UnreachableRecord(page("http://a.test/q")); rec == nil || rec.Reason != skiplog.RobotsUnreachable {
 		t.Errorf("UnreachableRecord = %v", rec)

@@ -1,0 +1,462 @@
+// Package crawler is heed's engine: it wires the frontier, the middleware
+// chain (scope, robots, budget, politeness, retry), the colly downloader,
+// the spider callbacks, the item pipelines and the skip log into a crawl,
+// and keeps its statistics.
+//
+// A crawl in five lines:
+//
+//	c, err := crawler.New("ExampleBot", crawler.WithSkipLog(skipped))
+//	c.OnHTML("a[href]", func(e *crawler.HTMLElement) { e.Follow(e.Attr("href")) })
+//	c.OnHTML("h1", func(e *crawler.HTMLElement) { e.Emit(map[string]string{"title": e.Text}) })
+//	summary, err := c.Run(ctx, "https://example.com/")
+//
+// The crawler wires; the packages decide. robots.txt verdicts come from
+// heed's robots package through the middleware's robots stage, pacing from
+// the politeness package, queueing and deduplication from the frontier.
+// Every URL the crawl discovers ends in exactly one of three ways: fetched,
+// counted as a duplicate, or written to the skip log with its reason.
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/politeness"
+	"github.com/heedcrawl/heed/robots"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// Crawler is a configured crawl. Register callbacks on it (it is the
+// default Handler) and on named handlers, then call Run once.
+type Crawler struct {
+	Handler
+
+	agent string
+	cfg   config
+
+	mu        sync.Mutex
+	handlers  map[string]*Handler
+	pipelines []Pipeline
+	exporters []Exporter
+	hooks     hooks
+	ran       bool
+	stats     *Stats
+}
+
+// New returns a crawler that identifies itself with the product token
+// agent (for example "ExampleBot"): robots.txt groups are selected by it,
+// and the User-Agent header must contain it.
+func New(agent string, opts ...Option) (*Crawler, error) {
+	if !robots.ValidProductToken(agent) {
+		return nil, fmt.Errorf("crawler: %q is not a valid product token (letters, '-' and '_' only)", agent)
+	}
+	c := &Crawler{agent: agent, handlers: make(map[string]*Handler)}
+	for _, o := range opts {
+		o(&c.cfg)
+	}
+	c.cfg.defaults()
+	if c.cfg.userAgent == "" {
+		c.cfg.userAgent = DefaultUserAgent(agent)
+	}
+	if !UserAgentHasToken(c.cfg.userAgent, agent) {
+		return nil, fmt.Errorf("crawler: the User-Agent %q does not contain the product token %q; sites could not address heed in robots.txt", c.cfg.userAgent, agent)
+	}
+	c.stats = newStats(c.cfg.now)
+	return c, nil
+}
+
+// DefaultUserAgent returns the User-Agent heed sends for a product token.
+func DefaultUserAgent(agent string) string {
+	return "Mozilla/5.0 (compatible; " + agent + "/1.0; +https://github.com/heedcrawl/heed)"
+}
+
+// UserAgentHasToken reports whether the User-Agent header value contains
+// the product token as a whole word (case-insensitively).
+func UserAgentHasToken(ua, token string) bool {
+	lu, lt := strings.ToLower(ua), strings.ToLower(token)
+	for from := 0; ; {
+		i := strings.Index(lu[from:], lt)
+		if i < 0 {
+			return false
+		}
+		i += from
+		before := i == 0 || !tokenChar(lu[i-1])
+		end := i + len(lt)
+		after := end == len(lu) || !tokenChar(lu[end])
+		if before && after {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func tokenChar(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '-' || b == '_'
+}
+
+// Agent returns the crawler's product token.
+func (c *Crawler) Agent() string { return c.agent }
+
+// UserAgent returns the User-Agent header the crawler sends.
+func (c *Crawler) UserAgent() string { return c.cfg.userAgent }
+
+// Handle returns the handler named name, creating it: requests whose
+// Callback is name are parsed by its callbacks instead of the default
+// ones.
+func (c *Crawler) Handle(name string) *Handler {
+	if name == "" {
+		return &c.Handler
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.handlers[name]
+	if h == nil {
+		h = &Handler{name: name}
+		c.handlers[name] = h
+	}
+	return h
+}
+
+func (c *Crawler) handler(name string) *Handler {
+	if name == "" {
+		return &c.Handler
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.handlers[name]
+}
+
+// Stats returns the crawl's live statistics.
+func (c *Crawler) Stats() *Stats { return c.stats }
+
+// Summary is what Run reports at the end of a crawl.
+type Summary struct {
+	Stats   Snapshot
+	Skipped skiplog.Summary
+	// Interrupted reports that the crawl was stopped before its frontier
+	// was exhausted.
+	Interrupted bool
+}
+
+// Run crawls from the seeds until the frontier is exhausted or ctx is
+// cancelled. Cancellation stops intake: requests in flight finish, every
+// URL still queued is written to the skip log (reason interrupted, or
+// robots-unreachable for authorities whose robots.txt is unreachable), and
+// the item and skip-log outputs are flushed before Run returns.
+func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
+	c.mu.Lock()
+	if c.ran {
+		c.mu.Unlock()
+		return Summary{}, errors.New("crawler: Run may be called once")
+	}
+	c.ran = true
+	c.mu.Unlock()
+	r, err := c.newRun(seeds)
+	if err != nil {
+		return Summary{}, err
+	}
+	return r.crawl(ctx, seeds)
+}
+
+// run is one crawl's wiring: the parts Run builds from the configuration.
+type run struct {
+	c      *Crawler
+	cfg    *config
+	stats  *Stats
+	front  frontier.Frontier
+	pacer  *politeness.Pacer
+	robots *middleware.Robots
+	scope  *middleware.Scope
+	chain  middleware.Fetcher
+	down   *downloader
+	skips  *skiplog.Writer
+	items  *itemSink
+
+	wg sync.WaitGroup
+}
+
+func (c *Crawler) newRun(seeds []string) (*run, error) {
+	cfg := &c.cfg
+	r := &run{c: c, cfg: cfg, stats: c.stats}
+	r.skips = skiplog.NewWriter(cfg.skipOut, skiplog.WithClock(cfg.now))
+	pacer, err := politeness.New(
+		politeness.WithFloor(cfg.floor),
+		politeness.WithConcurrency(cfg.perHost),
+		politeness.WithMaxCrawlDelay(cfg.maxDelay),
+		politeness.WithLogger(cfg.logger),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	r.pacer = pacer
+	domains := cfg.domains
+	if len(domains) == 0 {
+		for _, s := range seeds {
+			if u, err := parseHTTPURL(s); err == nil {
+				domains = append(domains, u.Hostname())
+			}
+		}
+	}
+	r.scope = &middleware.Scope{Domains: domains, Include: cfg.include, Exclude: cfg.exclude, MaxDepth: cfg.maxDepth}
+	if cfg.frontier != nil {
+		r.front = cfg.frontier
+	} else {
+		r.front = frontier.NewMemory(
+			frontier.WithGate(r.pacer),
+			frontier.WithLeasesPerAuthority(cfg.perHost),
+			frontier.WithOrder(cfg.order),
+			frontier.WithAdmit(r.scope.Check),
+		)
+	}
+	r.down = newDownloader(cfg.userAgent, cfg.timeout, cfg.maxBody, cfg.transport)
+	r.down.stray = r.strayVisit
+	pace := middleware.Politeness(r.pacer)
+	r.robots = middleware.NewRobots(pace(r.down), middleware.RobotsPolicy{
+		Agent:       c.agent,
+		MaxAge:      cfg.robotsMaxAge,
+		MaxBytes:    cfg.robotsMaxByte,
+		RetryBase:   cfg.robotsRetry,
+		GiveUpAfter: cfg.robotsGiveUp,
+		Now:         cfg.now,
+		Logger:      cfg.logger,
+		OnFetched:   r.robotsFetched,
+	})
+	retry := middleware.DefaultRetry()
+	retry.MaxRetries, retry.Base = cfg.retries, cfg.retryBase
+	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
+	r.chain = middleware.Chain(r.down,
+		r.scope.Stage(),
+		r.robots.Stage(),
+		budget.Stage(),
+		pace,
+		retry.Stage(),
+	)
+	r.items = newItemSink(c, cfg)
+	r.stats.mu.Lock()
+	r.stats.queue = func() (int, int) {
+		fs := r.front.Stats()
+		return fs.Queued, fs.Leased
+	}
+	r.stats.mu.Unlock()
+	return r, nil
+}
+
+// robotsFetched hands a fresh robots.txt's Crawl-delay to the pacer and
+// counts the outcome.
+func (r *run) robotsFetched(e *middleware.RobotsEntry) {
+	r.stats.robotsFetched(e)
+	if err := r.pacer.SetCrawlDelay(e.Authority, e.CrawlDelay()); err != nil {
+		r.cfg.logger.Warn("crawl-delay over the cap: authority excluded", "authority", e.Authority, "error", err)
+	}
+}
+
+func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
+	r.stats.start()
+	r.c.hooks.started(r.c)
+	for _, s := range seeds {
+		r.enqueue(&frontier.Request{URL: strings.TrimSpace(s)})
+	}
+	// In-flight requests finish on a context that is not cancelled with
+	// ctx: stopping means no new work, not abandoned work.
+	work := context.WithoutCancel(ctx)
+	for i := 0; i < r.cfg.workers; i++ {
+		r.wg.Add(1)
+		go r.worker(ctx, work)
+	}
+	r.wg.Wait()
+
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		r.drain(work)
+	}
+	r.stats.finish()
+	ierr := r.items.close()
+	sum := Summary{Stats: r.stats.Snapshot(), Skipped: r.skips.Summary(), Interrupted: interrupted}
+	r.c.hooks.finished(r.c, sum)
+	if err := r.front.Close(); err != nil && ierr == nil {
+		ierr = err
+	}
+	if err := r.skips.Err(); err != nil {
+		return sum, fmt.Errorf("crawler: skip log: %w", err)
+	}
+	return sum, ierr
+}
+
+func (r *run) worker(intake, work context.Context) {
+	defer r.wg.Done()
+	for {
+		req, err := r.front.Next(intake)
+		if err != nil {
+			if !errors.Is(err, frontier.ErrExhausted) && intake.Err() == nil {
+				r.cfg.logger.Error("frontier", "error", err)
+			}
+			return
+		}
+		r.process(work, req)
+	}
+}
+
+// process takes one leased request through the chain and ends its lease.
+func (r *run) process(ctx context.Context, req *frontier.Request) {
+	resp, err := r.chain.Fetch(ctx, req)
+	var de *middleware.DeferError
+	var rec *skiplog.Record
+	switch {
+	case errors.As(err, &de):
+		r.stats.deferred(de.Reason)
+		if rerr := r.front.Retry(ctx, req, de.Until); rerr != nil {
+			r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: rerr.Error(), Detail: "could not requeue"})
+			r.done(ctx, req)
+		}
+		return
+	case errors.As(err, &rec):
+		r.skip(rec)
+	case err != nil:
+		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer})
+	default:
+		r.handle(resp)
+	}
+	r.done(ctx, req)
+}
+
+func (r *run) done(ctx context.Context, req *frontier.Request) {
+	if err := r.front.Done(ctx, req); err != nil {
+		r.cfg.logger.Error("frontier done", "url", req.URL, "error", err)
+	}
+}
+
+// handle accounts for a response and hands it on: redirects to the
+// frontier, sitemaps to the sitemap reader, pages to the callbacks.
+func (r *run) handle(resp *middleware.Response) {
+	req := resp.Request
+	r.stats.fetched(req.Authority(), resp.Status, len(resp.Body))
+	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
+		r.redirect(resp)
+		return
+	}
+	if resp.Status < 200 || resp.Status >= 300 {
+		return
+	}
+	r.dispatch(resp)
+}
+
+// enqueue pushes a discovered request and accounts for the outcome.
+func (r *run) enqueue(req *frontier.Request) {
+	res, err := r.front.Push(context.Background(), req)
+	switch res {
+	case frontier.Added:
+		r.stats.queued()
+	case frontier.Duplicate:
+		r.stats.duplicate()
+	default:
+		var rec *skiplog.Record
+		if !errors.As(err, &rec) {
+			rec = &skiplog.Record{URL: req.URL, Reason: skiplog.InvalidURL, Depth: req.Depth, Referrer: req.Referrer}
+			if err != nil {
+				rec.Err = err.Error()
+			}
+			if errors.Is(err, frontier.ErrClosed) {
+				rec.Reason = skiplog.Interrupted
+			}
+		}
+		r.skip(rec)
+	}
+}
+
+// skip writes one skip-log record and tells the hooks.
+func (r *run) skip(rec *skiplog.Record) {
+	if rec.Authority == "" {
+		if a, err := frontier.Authority(rec.URL); err == nil {
+			rec.Authority = a
+		}
+	}
+	if err := r.skips.Write(rec); err != nil {
+		r.cfg.logger.Error("skip log", "error", err)
+	}
+	r.stats.skipped(rec)
+	r.c.hooks.skipped(rec)
+}
+
+// drain accounts for every URL still queued when the crawl stops.
+func (r *run) drain(ctx context.Context) {
+	err := r.front.Drain(ctx, func(req *frontier.Request) {
+		if rec := r.robots.UnreachableRecord(req); rec != nil {
+			r.skip(rec)
+			return
+		}
+		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.Interrupted,
+			Depth: req.Depth, Referrer: req.Referrer, Detail: "the crawl stopped before this URL was fetched"})
+	})
+	if err != nil {
+		r.cfg.logger.Error("drain", "error", err)
+	}
+}
+
+// redirect queues a redirect's target as a new request that passes the
+// whole chain again: scope, the robots.txt of the target's own authority,
+// pacing. Loops and over-long chains end with a skip-log record.
+func (r *run) redirect(resp *middleware.Response) {
+	req := resp.Request
+	loc := resp.Header.Get("Location")
+	base, _ := parseHTTPURL(req.URL)
+	target := loc
+	if base != nil {
+		if u, err := base.Parse(strings.TrimSpace(loc)); err == nil {
+			u.Fragment, u.RawFragment = "", ""
+			target = u.String()
+		}
+	}
+	chain := append(append([]string(nil), req.Redirects...), req.URL)
+	next := &frontier.Request{
+		URL: target, Kind: req.Kind, Depth: req.Depth, Priority: req.Priority,
+		Callback: req.Callback, Meta: req.Meta, Referrer: req.URL, Redirects: chain,
+	}
+	canon, err := frontier.Canonicalize(target)
+	if err != nil {
+		r.enqueue(next) // the frontier records it as invalid
+		return
+	}
+	for _, u := range chain {
+		if u == canon {
+			r.skip(&skiplog.Record{URL: canon, Reason: skiplog.RedirectLoop, Depth: req.Depth, Referrer: req.URL,
+				Detail: "redirect chain " + strings.Join(append(chain, canon), " -> ")})
+			return
+		}
+	}
+	if len(chain) > r.cfg.maxRedirect {
+		r.skip(&skiplog.Record{URL: canon, Reason: skiplog.RedirectLimit, Depth: req.Depth, Referrer: req.URL,
+			Detail: fmt.Sprintf("more than %d redirects from %s", r.cfg.maxRedirect, chain[0])})
+		return
+	}
+	r.enqueue(next)
+}
+
+// strayVisit turns a colly Visit called from a callback into a followed
+// link, so that it passes the frontier and the whole chain like any other.
+func (r *run) strayVisit(parent *colly.Request, rawURL string) {
+	req := &frontier.Request{URL: rawURL}
+	if parent != nil {
+		req.Depth = parent.Depth
+	}
+	r.enqueue(req)
+}
+
+// parseHTTPURL parses an absolute http or https URL.
+func parseHTTPURL(s string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return nil, err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%q is not an absolute http(s) URL", s)
+	}
+	return u, nil
+}

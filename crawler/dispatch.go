@@ -1,0 +1,127 @@
+package crawler
+
+import (
+	"bytes"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/antchfx/htmlquery"
+	"github.com/antchfx/xmlquery"
+	"github.com/gocolly/colly/v2"
+
+	"github.com/heedcrawl/heed/middleware"
+)
+
+// dispatch runs the callbacks of the request's handler on a successful
+// response. A panicking callback is recovered and counted: one bad page
+// never stops a crawl.
+func (r *run) dispatch(mr *middleware.Response) {
+	req := mr.Request
+	h := r.c.handler(req.Callback)
+	if h == nil {
+		r.cfg.logger.Error("no handler for callback", "callback", req.Callback, "url", req.URL)
+		r.stats.callbackError()
+		return
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return
+	}
+	cr, _ := mr.Native.(*colly.Response)
+	if cr == nil {
+		cr = &colly.Response{StatusCode: mr.Status, Body: mr.Body, Headers: &mr.Header, Ctx: colly.NewContext(),
+			Request: &colly.Request{URL: u, Method: http.MethodGet, Depth: req.Depth}}
+	}
+	resp := &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Colly: cr, crawl: r}
+
+	h.mu.RLock()
+	onResp := append([]func(*Response){}, h.response...)
+	onHTML := append([]htmlCallback(nil), h.html...)
+	onXML := append([]xmlCallback(nil), h.xml...)
+	h.mu.RUnlock()
+
+	for _, fn := range onResp {
+		r.safely(req.URL, "OnResponse", func() { fn(resp) })
+	}
+	switch mediaType(mr) {
+	case "text/html", "application/xhtml+xml":
+		if len(onHTML) == 0 && len(onXML) == 0 {
+			return
+		}
+		doc := resp.Doc()
+		for _, cb := range onHTML {
+			i := 0
+			doc.Find(cb.selector).Each(func(_ int, s *goquery.Selection) {
+				for _, n := range s.Nodes {
+					e := &HTMLElement{HTMLElement: colly.NewHTMLElementFromSelectionNode(cr, s, n, i), Response: resp}
+					i++
+					r.safely(req.URL, "OnHTML "+cb.selector, func() { cb.fn(e) })
+				}
+			})
+		}
+		if len(onXML) > 0 && len(doc.Nodes) > 0 {
+			for _, cb := range onXML {
+				nodes, err := htmlquery.QueryAll(doc.Nodes[0], cb.query)
+				if err != nil {
+					r.cfg.logger.Error("bad XPath", "query", cb.query, "error", err)
+					continue
+				}
+				for i, n := range nodes {
+					e := &XMLElement{XMLElement: colly.NewXMLElementFromHTMLNode(cr, n), Response: resp}
+					e.Index = i
+					r.safely(req.URL, "OnXML "+cb.query, func() { cb.fn(e) })
+				}
+			}
+		}
+	case "text/xml", "application/xml", "application/rss+xml", "application/atom+xml":
+		if len(onXML) == 0 {
+			return
+		}
+		doc, err := xmlquery.Parse(bytes.NewReader(mr.Body))
+		if err != nil {
+			r.cfg.logger.Warn("unparseable XML", "url", req.URL, "error", err)
+			return
+		}
+		for _, cb := range onXML {
+			nodes, err := xmlquery.QueryAll(doc, cb.query)
+			if err != nil {
+				r.cfg.logger.Error("bad XPath", "query", cb.query, "error", err)
+				continue
+			}
+			for i, n := range nodes {
+				e := &XMLElement{XMLElement: colly.NewXMLElementFromXMLNode(cr, n), Response: resp}
+				e.Index = i
+				r.safely(req.URL, "OnXML "+cb.query, func() { cb.fn(e) })
+			}
+		}
+	}
+}
+
+// safely runs one callback, turning a panic into a counted error.
+func (r *run) safely(pageURL, what string, fn func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.stats.callbackError()
+			r.cfg.logger.Error("callback panicked", "callback", what, "url", pageURL, "panic", fmt.Sprint(p))
+		}
+	}()
+	fn()
+}
+
+// mediaType returns the response's media type, sniffed when the server
+// sent none.
+func mediaType(mr *middleware.Response) string {
+	ct := mr.Header.Get("Content-Type")
+	if ct == "" {
+		ct = http.DetectContentType(mr.Body)
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		mt, _, _ = strings.Cut(ct, ";")
+	}
+	return strings.ToLower(strings.TrimSpace(mt))
+}

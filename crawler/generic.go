@@ -1,0 +1,59 @@
+package crawler
+
+import (
+	"strings"
+	"time"
+)
+
+// Page is the item heed's generic site spider emits for every page it
+// downloads (see EmitPages).
+type Page struct {
+	URL       string    `json:"url"`
+	Status    int       `json:"status"`
+	Title     string    `json:"title,omitempty"`
+	Depth     int       `json:"depth"`
+	Referrer  string    `json:"referrer,omitempty"`
+	Bytes     int       `json:"bytes"`
+	Links     int       `json:"links"`
+	FetchedAt time.Time `json:"fetched_at"`
+}
+
+// FollowLinks makes the default handler follow every link matched by the
+// selectors (default "a[href]"), reading the href attribute, or src for
+// frames.
+func (c *Crawler) FollowLinks(selectors ...string) {
+	if len(selectors) == 0 {
+		selectors = []string{"a[href]"}
+	}
+	for _, sel := range selectors {
+		c.OnHTML(sel, func(e *HTMLElement) {
+			link := e.Attr("href")
+			if link == "" {
+				link = e.Attr("src")
+			}
+			e.Follow(link)
+		})
+	}
+}
+
+// EmitPages makes the default handler emit a Page item for every HTML page
+// downloaded: heed's command line uses it to write an inventory of what it
+// fetched.
+func (c *Crawler) EmitPages() {
+	c.OnResponse(func(r *Response) {
+		if !strings.Contains(strings.ToLower(r.Header.Get("Content-Type")), "html") {
+			return
+		}
+		doc := r.Doc()
+		r.Emit(Page{
+			URL:       r.Request.URL,
+			Status:    r.StatusCode,
+			Title:     strings.TrimSpace(doc.Find("title").First().Text()),
+			Depth:     r.Request.Depth,
+			Referrer:  r.Request.Referrer,
+			Bytes:     len(r.Body),
+			Links:     doc.Find("a[href]").Length(),
+			FetchedAt: r.crawl.cfg.now(),
+		})
+	})
+}

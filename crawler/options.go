@@ -1,0 +1,189 @@
+package crawler
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier"
+)
+
+// config is everything an Option can set. Zero values mean heed's polite
+// defaults, applied in New.
+type config struct {
+	userAgent   string
+	workers     int
+	perHost     int
+	floor       time.Duration
+	floorSet    bool
+	maxDelay    time.Duration
+	timeout     time.Duration
+	maxBody     int
+	maxDepth    int
+	maxPages    int
+	maxPerHost  int
+	domains     []string
+	include     []*regexp.Regexp
+	exclude     []*regexp.Regexp
+	maxRedirect int
+	retries     int
+	retrySet    bool
+	retryBase   time.Duration
+
+	robotsMaxAge  time.Duration
+	robotsGiveUp  time.Duration
+	robotsRetry   time.Duration
+	robotsMaxByte int
+
+	frontier  frontier.Frontier
+	order     frontier.Order
+	transport http.RoundTripper
+	skipOut   io.Writer
+	itemOut   io.Writer
+	logger    *slog.Logger
+	now       func() time.Time
+}
+
+// Option sets an optional crawler setting.
+type Option func(*config)
+
+// WithUserAgent sets the User-Agent header. It must contain the crawler's
+// product token (New refuses to start otherwise), so that sites can write
+// robots.txt rules that match what they see in their logs. The default is
+// "Mozilla/5.0 (compatible; TOKEN/1.0; +https://github.com/heedcrawl/heed)".
+func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua } }
+
+// WithWorkers sets the number of concurrent workers (default 16). Workers
+// never wait on a slow host: a request that may not start yet goes back to
+// the frontier.
+func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
+
+// WithConcurrencyPerHost sets how many requests may be in flight to one
+// authority at once (default 1).
+func WithConcurrencyPerHost(n int) Option { return func(c *config) { c.perHost = n } }
+
+// WithDelay sets the floor delay between requests to one authority
+// (default 1 s). A robots.txt Crawl-delay above the floor wins.
+func WithDelay(d time.Duration) Option {
+	return func(c *config) { c.floor, c.floorSet = d, true }
+}
+
+// WithMaxCrawlDelay caps the Crawl-delay heed honours (default 30 s); an
+// authority asking for more is excluded and its URLs skip-logged with
+// reason crawl-delay-too-long.
+func WithMaxCrawlDelay(d time.Duration) Option { return func(c *config) { c.maxDelay = d } }
+
+// WithTimeout sets the timeout of one request, body included (default 30 s).
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithMaxBodySize caps a response body in bytes after decompression
+// (default 10 MiB); a longer body is cut and the response marked truncated.
+func WithMaxBodySize(n int) Option { return func(c *config) { c.maxBody = n } }
+
+// WithMaxDepth limits how many links deep from a seed the crawl goes; 0
+// (the default) means no limit.
+func WithMaxDepth(n int) Option { return func(c *config) { c.maxDepth = n } }
+
+// WithMaxPages caps the pages downloaded in total; 0 means no cap.
+func WithMaxPages(n int) Option { return func(c *config) { c.maxPages = n } }
+
+// WithMaxPagesPerHost caps the pages downloaded per authority.
+func WithMaxPagesPerHost(n int) Option { return func(c *config) { c.maxPerHost = n } }
+
+// WithAllowedDomains keeps the crawl on these domains and their
+// subdomains. Without it, the crawl stays on the hosts of its seeds.
+func WithAllowedDomains(domains ...string) Option {
+	return func(c *config) { c.domains = append(c.domains, domains...) }
+}
+
+// WithInclude admits only URLs matching at least one of the patterns.
+func WithInclude(patterns ...*regexp.Regexp) Option {
+	return func(c *config) { c.include = append(c.include, patterns...) }
+}
+
+// WithExclude refuses URLs matching any of the patterns.
+func WithExclude(patterns ...*regexp.Regexp) Option {
+	return func(c *config) { c.exclude = append(c.exclude, patterns...) }
+}
+
+// WithMaxRedirects limits redirect chains of pages (default 10).
+func WithMaxRedirects(n int) Option { return func(c *config) { c.maxRedirect = n } }
+
+// WithRetries sets how many times a failed request is tried again
+// (default 2) and the first wait (default 2 s, doubling).
+func WithRetries(n int, base time.Duration) Option {
+	return func(c *config) { c.retries, c.retryBase, c.retrySet = n, base, true }
+}
+
+// WithRobotsMaxAge sets how long a fetched robots.txt is used before it is
+// fetched again (default and maximum 24 hours).
+func WithRobotsMaxAge(d time.Duration) Option { return func(c *config) { c.robotsMaxAge = d } }
+
+// WithRobotsGiveUp sets how long heed keeps retrying an unreachable
+// robots.txt (5xx, timeout ...) before it records that authority's URLs as
+// robots-unreachable (default 10 minutes), and the first retry wait
+// (default 1 s, doubling).
+func WithRobotsGiveUp(giveUp, firstRetry time.Duration) Option {
+	return func(c *config) { c.robotsGiveUp, c.robotsRetry = giveUp, firstRetry }
+}
+
+// WithRobotsMaxBytes raises the robots.txt parse limit above 500 KiB.
+func WithRobotsMaxBytes(n int) Option { return func(c *config) { c.robotsMaxByte = n } }
+
+// WithFrontier replaces the in-memory frontier (for example with a durable
+// or distributed one).
+func WithFrontier(f frontier.Frontier) Option { return func(c *config) { c.frontier = f } }
+
+// WithDepthFirst makes the default frontier hand out deeper pages first.
+func WithDepthFirst() Option { return func(c *config) { c.order = frontier.DepthFirst } }
+
+// WithTransport sets the HTTP transport under heed's downloader (for
+// example one trusting a test server's certificate).
+func WithTransport(rt http.RoundTripper) Option { return func(c *config) { c.transport = rt } }
+
+// WithSkipLog writes the skip log, one JSON object per line, to w.
+func WithSkipLog(w io.Writer) Option { return func(c *config) { c.skipOut = w } }
+
+// WithItems writes emitted items as JSON Lines to w.
+func WithItems(w io.Writer) Option { return func(c *config) { c.itemOut = w } }
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithClock sets the clock used for robots.txt freshness and the skip log.
+func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+func (c *config) defaults() {
+	if c.workers <= 0 {
+		c.workers = 16
+	}
+	if c.perHost <= 0 {
+		c.perHost = 1
+	}
+	if !c.floorSet {
+		c.floor = time.Second
+	}
+	if c.maxDelay <= 0 {
+		c.maxDelay = 30 * time.Second
+	}
+	if c.timeout <= 0 {
+		c.timeout = 30 * time.Second
+	}
+	if c.maxBody <= 0 {
+		c.maxBody = 10 << 20
+	}
+	if c.maxRedirect <= 0 {
+		c.maxRedirect = 10
+	}
+	if !c.retrySet {
+		c.retries, c.retryBase = 2, 2*time.Second
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+}

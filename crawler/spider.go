@@ -1,0 +1,214 @@
+package crawler
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/antchfx/xmlquery"
+	"github.com/gocolly/colly/v2"
+
+	"github.com/heedcrawl/heed/frontier"
+)
+
+// Handler holds the callbacks for one kind of response. The crawler itself
+// is the default handler (requests without a callback name); Handle(name)
+// returns a named one, chosen by requests that name it, as in Scrapy where
+// a request names the callback that parses its response.
+type Handler struct {
+	name     string
+	mu       sync.RWMutex
+	html     []htmlCallback
+	xml      []xmlCallback
+	response []func(*Response)
+}
+
+type htmlCallback struct {
+	selector string
+	fn       func(*HTMLElement)
+}
+
+type xmlCallback struct {
+	query string
+	fn    func(*XMLElement)
+}
+
+// OnHTML registers fn for every element matching the goquery selector in
+// HTML responses, in document order, like colly's OnHTML.
+func (h *Handler) OnHTML(selector string, fn func(e *HTMLElement)) {
+	h.mu.Lock()
+	h.html = append(h.html, htmlCallback{selector, fn})
+	h.mu.Unlock()
+}
+
+// OnXML registers fn for every node matching the XPath query, in HTML
+// responses (on the HTML tree) and XML responses, like colly's OnXML.
+func (h *Handler) OnXML(query string, fn func(e *XMLElement)) {
+	h.mu.Lock()
+	h.xml = append(h.xml, xmlCallback{query, fn})
+	h.mu.Unlock()
+}
+
+// OnResponse registers fn for every successful response, before the HTML
+// and XML callbacks.
+func (h *Handler) OnResponse(fn func(r *Response)) {
+	h.mu.Lock()
+	h.response = append(h.response, fn)
+	h.mu.Unlock()
+}
+
+// Response is a downloaded page handed to callbacks, with the ways a
+// callback feeds the crawl: Follow (more URLs) and Emit (items).
+type Response struct {
+	// Request is the request this response answers.
+	Request *frontier.Request
+	// URL is the page's URL.
+	URL *url.URL
+	// StatusCode is the HTTP status.
+	StatusCode int
+	// Header is the response header.
+	Header http.Header
+	// Body is the response body (decompressed, capped at the body limit).
+	Body []byte
+	// Colly is colly's view of the same response, for code written
+	// against colly.
+	Colly *colly.Response
+
+	crawl *run
+	doc   *goquery.Document
+	base  *url.URL
+	xdoc  *xmlquery.Node
+}
+
+// Meta returns the value the request carried under key.
+func (r *Response) Meta(key string) string { return r.Request.Meta[key] }
+
+// Doc returns the parsed HTML document (parsed once per response).
+func (r *Response) Doc() *goquery.Document {
+	if r.doc == nil {
+		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(r.Body))
+		if err != nil {
+			doc = goquery.NewDocumentFromNode(nil)
+		}
+		r.doc = doc
+		r.base = r.URL
+		if href, ok := doc.Find("base[href]").Attr("href"); ok {
+			if b, err := r.URL.Parse(strings.TrimSpace(href)); err == nil {
+				r.base = b
+			}
+		}
+	}
+	return r.doc
+}
+
+// AbsoluteURL resolves a link found on the page against the page's URL (or
+// its <base href>). It returns "" for links that are not crawlable (empty,
+// javascript:, mailto:, tel:, data: ...).
+func (r *Response) AbsoluteURL(link string) string {
+	link = strings.TrimSpace(link)
+	if link == "" || strings.HasPrefix(link, "#") {
+		return ""
+	}
+	base := r.base
+	if base == nil {
+		base = r.URL
+	}
+	u, err := base.Parse(link)
+	if err != nil {
+		// Not a URL heed can parse: keep it as written so that Follow
+		// records it as invalid instead of dropping it silently.
+		return link
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return ""
+	}
+	u.Fragment = ""
+	u.RawFragment = ""
+	return u.String()
+}
+
+// Follow queues a link found on the page (relative links are resolved),
+// one level deeper, with the same callback as this response unless an
+// option says otherwise. Links that are not http(s) are ignored and
+// counted; everything else is either queued, counted as a duplicate, or
+// written to the skip log.
+func (r *Response) Follow(link string, opts ...RequestOption) {
+	abs := r.AbsoluteURL(link)
+	if abs == "" {
+		r.crawl.stats.ignoredLink()
+		return
+	}
+	req := &frontier.Request{
+		URL:      abs,
+		Depth:    r.Request.Depth + 1,
+		Referrer: r.Request.URL,
+		Callback: r.Request.Callback,
+	}
+	for _, o := range opts {
+		o(req)
+	}
+	r.crawl.enqueue(req)
+}
+
+// Emit sends an item to the crawl's item pipelines and exporters.
+func (r *Response) Emit(item any) {
+	r.crawl.emit(r, item)
+}
+
+// RequestOption sets a field of a followed request.
+type RequestOption func(*frontier.Request)
+
+// WithCallback names the callback that parses the followed page.
+func WithCallback(name string) RequestOption {
+	return func(r *frontier.Request) { r.Callback = name }
+}
+
+// WithMeta passes a value along to the followed page's callback.
+func WithMeta(key, value string) RequestOption {
+	return func(r *frontier.Request) {
+		if r.Meta == nil {
+			r.Meta = make(map[string]string)
+		}
+		r.Meta[key] = value
+	}
+}
+
+// WithPriority sets the followed request's priority (higher first).
+func WithPriority(p int) RequestOption {
+	return func(r *frontier.Request) { r.Priority = p }
+}
+
+// HTMLElement is one element matched by an OnHTML selector. It embeds
+// colly's HTMLElement (Attr, ChildText, ChildAttr, ForEach, DOM ...) and
+// adds heed's Follow and Emit.
+type HTMLElement struct {
+	*colly.HTMLElement
+	// Response is the page the element belongs to.
+	Response *Response
+}
+
+// Follow queues a link, resolved against the page, like Response.Follow.
+func (e *HTMLElement) Follow(link string, opts ...RequestOption) { e.Response.Follow(link, opts...) }
+
+// Emit sends an item to the crawl's pipelines, like Response.Emit.
+func (e *HTMLElement) Emit(item any) { e.Response.Emit(item) }
+
+// AbsoluteURL resolves a link against the page's URL or <base href>.
+func (e *HTMLElement) AbsoluteURL(link string) string { return e.Response.AbsoluteURL(link) }
+
+// XMLElement is one node matched by an OnXML query. It embeds colly's
+// XMLElement and adds heed's Follow and Emit.
+type XMLElement struct {
+	*colly.XMLElement
+	// Response is the document the node belongs to.
+	Response *Response
+}
+
+// Follow queues a link, resolved against the document, like Response.Follow.
+func (e *XMLElement) Follow(link string, opts ...RequestOption) { e.Response.Follow(link, opts...) }
+
+// Emit sends an item to the crawl's pipelines, like Response.Emit.
+func (e *XMLElement) Emit(item any) { e.Response.Emit(item) }

@@ -1,0 +1,238 @@
+package crawler
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// Stats collects a crawl's counts while it runs. Read it with Snapshot at
+// any time; it is safe for concurrent use.
+type Stats struct {
+	mu   sync.Mutex
+	now  func() time.Time
+	s    Snapshot
+	auth map[string]*AuthorityStats
+	// queue reports the frontier's queued and leased counts while a crawl
+	// runs.
+	queue func() (queued, inFlight int)
+}
+
+// Snapshot is a copy of a crawl's counts at one moment.
+type Snapshot struct {
+	Started  time.Time     `json:"started"`
+	Finished time.Time     `json:"finished,omitempty"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+
+	// Pages counts responses downloaded (any status); Bytes their bodies.
+	Pages int64 `json:"pages"`
+	Bytes int64 `json:"bytes"`
+	// Statuses counts responses by HTTP status.
+	Statuses map[int]int64 `json:"statuses"`
+	// Waiting and InFlight are the frontier's counts at the snapshot.
+	Waiting  int `json:"waiting"`
+	InFlight int `json:"in_flight"`
+	// Queued counts URLs admitted to the frontier; Duplicates the URLs
+	// discovered again.
+	Queued     int64 `json:"queued"`
+	Duplicates int64 `json:"duplicates"`
+	// IgnoredLinks counts links that are not http(s) (mailto:, javascript:).
+	IgnoredLinks int64 `json:"ignored_links"`
+	// Skipped counts skip-log records by reason.
+	Skipped map[skiplog.Reason]int64 `json:"skipped"`
+	// Deferred counts requests put back in the frontier, by cause.
+	Deferred map[string]int64 `json:"deferred"`
+	// Robots counts robots.txt fetches by outcome (available,
+	// unavailable, unreachable).
+	Robots map[string]int64 `json:"robots"`
+	// Items counts items that reached the exporters; ItemsDropped the
+	// items a pipeline dropped; ItemErrors the pipeline and export errors.
+	Items        int64 `json:"items"`
+	ItemsDropped int64 `json:"items_dropped"`
+	ItemErrors   int64 `json:"item_errors"`
+	// CallbackErrors counts callbacks that panicked.
+	CallbackErrors int64 `json:"callback_errors"`
+	// Authorities holds the counts per authority.
+	Authorities map[string]AuthorityStats `json:"authorities"`
+}
+
+// AuthorityStats are the counts of one authority.
+type AuthorityStats struct {
+	Pages    int64                    `json:"pages"`
+	Bytes    int64                    `json:"bytes"`
+	Statuses map[int]int64            `json:"statuses"`
+	Skipped  map[skiplog.Reason]int64 `json:"skipped,omitempty"`
+	Robots   string                   `json:"robots,omitempty"`
+}
+
+func newStats(now func() time.Time) *Stats {
+	return &Stats{now: now, auth: make(map[string]*AuthorityStats), s: Snapshot{
+		Statuses: map[int]int64{}, Skipped: map[skiplog.Reason]int64{},
+		Deferred: map[string]int64{}, Robots: map[string]int64{},
+	}}
+}
+
+func (st *Stats) authority(a string) *AuthorityStats {
+	as := st.auth[a]
+	if as == nil {
+		as = &AuthorityStats{Statuses: map[int]int64{}}
+		st.auth[a] = as
+	}
+	return as
+}
+
+func (st *Stats) start() {
+	st.mu.Lock()
+	st.s.Started = st.now()
+	st.mu.Unlock()
+}
+
+func (st *Stats) finish() {
+	st.mu.Lock()
+	st.s.Finished = st.now()
+	st.mu.Unlock()
+}
+
+func (st *Stats) fetched(auth string, status, n int) {
+	st.mu.Lock()
+	st.s.Pages++
+	st.s.Bytes += int64(n)
+	st.s.Statuses[status]++
+	as := st.authority(auth)
+	as.Pages++
+	as.Bytes += int64(n)
+	as.Statuses[status]++
+	st.mu.Unlock()
+}
+
+func (st *Stats) skipped(rec *skiplog.Record) {
+	st.mu.Lock()
+	st.s.Skipped[rec.Reason]++
+	as := st.authority(rec.Authority)
+	if as.Skipped == nil {
+		as.Skipped = map[skiplog.Reason]int64{}
+	}
+	as.Skipped[rec.Reason]++
+	st.mu.Unlock()
+}
+
+func (st *Stats) robotsFetched(e *middleware.RobotsEntry) {
+	st.mu.Lock()
+	st.s.Robots[e.State.String()]++
+	st.authority(e.Authority).Robots = e.State.String()
+	st.mu.Unlock()
+}
+
+func (st *Stats) add(f func(s *Snapshot)) {
+	st.mu.Lock()
+	f(&st.s)
+	st.mu.Unlock()
+}
+
+func (st *Stats) queued()        { st.add(func(s *Snapshot) { s.Queued++ }) }
+func (st *Stats) duplicate()     { st.add(func(s *Snapshot) { s.Duplicates++ }) }
+func (st *Stats) ignoredLink()   { st.add(func(s *Snapshot) { s.IgnoredLinks++ }) }
+func (st *Stats) callbackError() { st.add(func(s *Snapshot) { s.CallbackErrors++ }) }
+func (st *Stats) item()          { st.add(func(s *Snapshot) { s.Items++ }) }
+func (st *Stats) itemDropped()   { st.add(func(s *Snapshot) { s.ItemsDropped++ }) }
+func (st *Stats) itemError()     { st.add(func(s *Snapshot) { s.ItemErrors++ }) }
+func (st *Stats) deferred(why string) {
+	st.add(func(s *Snapshot) { s.Deferred[why]++ })
+}
+
+// Snapshot returns a copy of the counts now.
+func (st *Stats) Snapshot() Snapshot {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	c := st.s
+	c.Statuses = cloneMap(st.s.Statuses)
+	c.Skipped = cloneMap(st.s.Skipped)
+	c.Deferred = cloneMap(st.s.Deferred)
+	c.Robots = cloneMap(st.s.Robots)
+	c.Authorities = make(map[string]AuthorityStats, len(st.auth))
+	for a, as := range st.auth {
+		cp := *as
+		cp.Statuses = cloneMap(as.Statuses)
+		cp.Skipped = cloneMap(as.Skipped)
+		c.Authorities[a] = cp
+	}
+	if st.queue != nil {
+		c.Waiting, c.InFlight = st.queue()
+	}
+	end := c.Finished
+	if end.IsZero() {
+		end = st.now()
+	}
+	if !c.Started.IsZero() {
+		c.Elapsed = end.Sub(c.Started)
+	}
+	return c
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	c := make(map[K]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// Rate returns pages per second over the elapsed time.
+func (s Snapshot) Rate() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Pages) / s.Elapsed.Seconds()
+}
+
+// SkippedTotal returns the number of skip-log records.
+func (s Snapshot) SkippedTotal() int64 {
+	var n int64
+	for _, v := range s.Skipped {
+		n += v
+	}
+	return n
+}
+
+// Format writes a human-readable summary.
+func (s Snapshot) Format(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "pages: %d (%s, %.1f pages/s, %s)\n", s.Pages, byteSize(s.Bytes), s.Rate(), s.Elapsed.Round(time.Millisecond))
+	if err != nil {
+		return err
+	}
+	codes := make([]int, 0, len(s.Statuses))
+	for c := range s.Statuses {
+		codes = append(codes, c)
+	}
+	sort.Ints(codes)
+	fmt.Fprint(w, "statuses:")
+	for _, c := range codes {
+		fmt.Fprintf(w, " %d=%d", c, s.Statuses[c])
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "discovered: %d queued, %d duplicates, %d non-http links ignored\n", s.Queued, s.Duplicates, s.IgnoredLinks)
+	fmt.Fprintf(w, "robots.txt: %d available, %d unavailable (4xx: no restrictions), %d unreachable (complete disallow)\n",
+		s.Robots["available"], s.Robots["unavailable"], s.Robots["unreachable"])
+	fmt.Fprintf(w, "items: %d exported, %d dropped, %d errors\n", s.Items, s.ItemsDropped, s.ItemErrors)
+	if s.CallbackErrors > 0 {
+		fmt.Fprintf(w, "callback errors: %d\n", s.CallbackErrors)
+	}
+	return nil
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
