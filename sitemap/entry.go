@@ -71,7 +71,9 @@ type Entry struct {
 
 	// LastMod is the parsed <lastmod> (RSS pubDate, Atom updated), in the
 	// zone it was written in; zero when absent or unparseable. LastModRaw
-	// is the text as written, kept even when it could not be parsed.
+	// is the text as written, kept even when it could not be parsed. A
+	// date without a time (2024-03-05, 2024-03, 2024) is its first instant
+	// in UTC, and a time without a zone is read as UTC (and reported).
 	LastMod    time.Time
 	LastModRaw string
 	// ChangeFreq is the <changefreq> value, lower-cased ("daily", ...).

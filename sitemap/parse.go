@@ -195,7 +195,7 @@ func looksLikeText(in *bufio.Reader) bool {
 
 func (p *parser) unknown(line int, detail string) {
 	p.rep.Format = FormatUnknown
-	p.rep.fail(ProblemUnknownFormat, line, fmt.Errorf("%w: %s", ErrUnknownFormat, detail))
+	p.rep.fail(ProblemUnknownFormat, line, "sitemap: ", fmt.Errorf("%w: %s", ErrUnknownFormat, detail))
 }
 
 // failRead records an error of the input itself: the caller's reader
@@ -204,11 +204,11 @@ func (p *parser) unknown(line int, detail string) {
 func (p *parser) failRead(err error) {
 	switch {
 	case p.src.err != nil:
-		p.rep.fail(ProblemRead, 0, fmt.Errorf("sitemap: reading: %w", p.src.err))
+		p.rep.fail(ProblemRead, 0, "sitemap: reading: ", fmt.Errorf("sitemap: reading: %w", p.src.err))
 	case p.gz != nil && p.gz.err != nil:
-		p.rep.fail(ProblemGzip, 0, fmt.Errorf("sitemap: gzip: %w", p.gz.err))
+		p.rep.fail(ProblemGzip, 0, "sitemap: gzip: ", fmt.Errorf("sitemap: gzip: %w", p.gz.err))
 	case err != nil:
-		p.rep.fail(ProblemGzip, 0, fmt.Errorf("sitemap: gzip: %w", err))
+		p.rep.fail(ProblemGzip, 0, "sitemap: gzip: ", fmt.Errorf("sitemap: gzip: %w", err))
 	}
 }
 

@@ -3,6 +3,7 @@ package sitemap
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // ProblemKind names one kind of problem found in a sitemap or while walking
@@ -178,10 +179,11 @@ func (r *Report) addProblem(kind ProblemKind, line int, loc, detail string) {
 	r.Problems = append(r.Problems, Problem{Kind: kind, Line: line, Loc: loc, Detail: detail})
 }
 
-// fail records the error that ended the parse and its problem.
-func (r *Report) fail(kind ProblemKind, line int, err error) {
+// fail records the error that ended the parse, and its problem: err's
+// message without the prefix that says where it came from.
+func (r *Report) fail(kind ProblemKind, line int, prefix string, err error) {
 	r.Err = err
-	r.addProblem(kind, line, "", err.Error())
+	r.addProblem(kind, line, "", strings.TrimPrefix(err.Error(), prefix))
 }
 
 // String summarises the report in one line.

@@ -111,11 +111,11 @@ func (x *xmlParser) fail(err error) {
 	case x.lim.exceeded:
 		// The limit cut the document; run reports it.
 	case errors.Is(err, errTokenTooLarge):
-		x.rep.fail(ProblemTokenTooLarge, x.line(), err)
+		x.rep.fail(ProblemTokenTooLarge, x.line(), "sitemap: ", err)
 	case errors.As(err, &syn):
-		x.rep.fail(ProblemMalformed, syn.Line+x.lineOff, fmt.Errorf("sitemap: malformed XML: %w", err))
+		x.rep.fail(ProblemMalformed, syn.Line+x.lineOff, "sitemap: malformed XML: ", fmt.Errorf("sitemap: malformed XML: %w", err))
 	default:
-		x.rep.fail(ProblemMalformed, x.line(), fmt.Errorf("sitemap: malformed XML: %w", err))
+		x.rep.fail(ProblemMalformed, x.line(), "sitemap: malformed XML: ", fmt.Errorf("sitemap: malformed XML: %w", err))
 	}
 }
 
@@ -125,7 +125,7 @@ func (x *xmlParser) token(tok xml.Token) bool {
 	case xml.StartElement:
 		x.depth++
 		if x.depth > maxNesting {
-			x.rep.fail(ProblemTooDeep, x.line(), fmt.Errorf("sitemap: elements nested deeper than %d", maxNesting))
+			x.rep.fail(ProblemTooDeep, x.line(), "sitemap: ", fmt.Errorf("sitemap: elements nested deeper than %d", maxNesting))
 			return false
 		}
 		if x.depth == 1 {
