@@ -64,8 +64,12 @@ type RobotsEntry struct {
 	Group *robots.Group
 	// Sitemaps are the file's Sitemap URLs, resolved.
 	Sitemaps []string
-	// Report is the file's parse report (skipped lines, truncation).
-	Report robots.Report
+	// SkippedLines counts the lines of the file that were not understood,
+	// and Truncated says where the file was cut at the parse limit; the
+	// full report is robots.Parse's (heed keeps only the counts per
+	// authority).
+	SkippedLines int
+	Truncated    *robots.Truncation
 
 	// Unreachable bookkeeping: when the authority first became
 	// unreachable, how many fetches failed in a row, and when to retry.
@@ -304,78 +308,116 @@ func (r *Robots) Put(e *RobotsEntry) {
 	r.mu.Unlock()
 }
 
-// fetchEntry fetches authority's robots.txt, following redirects, and
-// classifies the outcome. prev is the entry it replaces (for the
-// unreachable bookkeeping). Only a *DeferError for the first request (the
-// authority is not ready) or the context's error is returned as an error;
-// every fetch outcome is an entry.
+// fetchEntry fetches authority's robots.txt and builds its entry. prev is
+// the entry it replaces (for the unreachable bookkeeping). Only a
+// *DeferError (the authority is not ready) or the context's error is
+// returned as an error; every fetch outcome is an entry.
 func (r *Robots) fetchEntry(ctx context.Context, authority string, prev *RobotsEntry) (*RobotsEntry, error) {
-	robotsURL := authority + "/robots.txt"
-	e := &RobotsEntry{Authority: authority, URL: robotsURL, FinalURL: robotsURL}
+	rf, err := FetchRobots(ctx, r.fetch, authority+"/robots.txt", r.policy.MaxRedirects, r.policy.Now)
+	if err != nil {
+		return nil, err
+	}
+	e := &RobotsEntry{Authority: authority, URL: rf.URL, FinalURL: rf.FinalURL, Hops: rf.Hops,
+		FetchedAt: rf.FetchedAt, Status: rf.Status, Err: rf.Err, State: rf.State}
+	switch rf.State {
+	case RobotsUnreachable:
+		return r.unreachable(e, prev), nil
+	case RobotsAvailable:
+		f := robots.Parse(rf.Body, robots.WithMaxBytes(r.policy.MaxBytes))
+		e.Group = f.Group(r.policy.Agent)
+		rep := f.Report()
+		e.SkippedLines, e.Truncated = len(rep.Skipped), rep.Truncated
+		base, _ := url.Parse(e.FinalURL)
+		for _, s := range f.ResolveSitemaps(base) {
+			e.Sitemaps = append(e.Sitemaps, s.URL)
+		}
+	}
+	return e, nil
+}
+
+// RobotsFetch is the outcome of fetching one robots.txt URL, classified by
+// RFC 9309 §2.3.1.
+type RobotsFetch struct {
+	// URL is the robots.txt URL asked for; FinalURL where the answer came
+	// from after Hops redirects.
+	URL, FinalURL string
+	Hops          int
+	// FetchedAt is when the fetch ended.
+	FetchedAt time.Time
+	// Status is the last response's HTTP status; 0 when none arrived.
+	Status int
+	// Err describes a failure (network error, bad redirect).
+	Err string
+	// State is the RFC 9309 case the outcome falls in.
+	State RobotsState
+	// Body is the file, when State is RobotsAvailable.
+	Body []byte
+}
+
+// FetchRobots fetches a robots.txt URL through fetch, following up to
+// maxRedirects redirects, also to other authorities, and classifies the
+// outcome: 2xx available (with the body), 4xx or too many redirects
+// unavailable, 5xx, 429, any other status and network errors unreachable.
+//
+// A *DeferError from fetch for the first request (the authority is not
+// ready) is returned as is; for a redirect hop, FetchRobots waits for the
+// hop's authority (the one place heed waits on a host, bounded by that
+// host's interval). Only that deferral and the context's error are
+// returned as errors.
+func FetchRobots(ctx context.Context, fetch Fetcher, robotsURL string, maxRedirects int, now func() time.Time) (*RobotsFetch, error) {
+	if now == nil {
+		now = time.Now
+	}
+	rf := &RobotsFetch{URL: robotsURL, FinalURL: robotsURL}
 	target := robotsURL
-	for hop := 0; ; hop++ {
-		req := &frontier.Request{URL: target, Kind: frontier.KindRobots}
-		resp, err := r.fetch.Fetch(ctx, req)
+	for hop := 0; ; {
+		resp, err := fetch.Fetch(ctx, &frontier.Request{URL: target, Kind: frontier.KindRobots})
 		var de *DeferError
 		if errors.As(err, &de) {
 			if hop == 0 {
-				return nil, err // the authority is not ready: try again later
+				return nil, err
 			}
-			// A redirect hop to an authority that is not ready yet: wait
-			// for it. This is the one place heed waits on a host; it is
-			// bounded by that host's interval.
 			until := de.Until
-			if !until.After(r.policy.Now()) {
-				until = r.policy.Now().Add(pendingWait)
+			if !until.After(now()) {
+				until = now().Add(pendingWait)
 			}
 			if werr := sleepUntil(ctx, until); werr != nil {
 				return nil, werr
 			}
-			hop--
 			continue
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		e.FetchedAt = r.policy.Now()
+		rf.FetchedAt = now()
 		if err != nil {
-			e.Status, e.Err = 0, err.Error()
-			return r.unreachable(e, prev), nil
+			rf.Status, rf.Err, rf.State = 0, err.Error(), RobotsUnreachable
+			return rf, nil
 		}
-		e.Status = resp.Status
+		rf.Status = resp.Status
 		switch {
 		case resp.Status >= 200 && resp.Status < 300:
-			e.State = RobotsAvailable
-			f := robots.Parse(resp.Body, robots.WithMaxBytes(r.policy.MaxBytes))
-			e.Group = f.Group(r.policy.Agent)
-			e.Report = f.Report()
-			base, _ := url.Parse(e.FinalURL)
-			for _, s := range f.ResolveSitemaps(base) {
-				e.Sitemaps = append(e.Sitemaps, s.URL)
-			}
-			return e, nil
+			rf.State, rf.Body = RobotsAvailable, resp.Body
+			return rf, nil
 		case resp.Status >= 300 && resp.Status < 400:
-			loc := resp.Header.Get("Location")
-			next, perr := resolveLocation(target, loc)
-			if perr != nil || hop >= r.policy.MaxRedirects {
-				e.State = RobotsUnavailable
+			next, perr := resolveLocation(target, resp.Header.Get("Location"))
+			if perr != nil || hop >= maxRedirects {
+				rf.State = RobotsUnavailable
 				if perr != nil {
-					e.Err = perr.Error()
+					rf.Err = perr.Error()
 				} else {
-					e.Err = fmt.Sprintf("more than %d redirects", r.policy.MaxRedirects)
+					rf.Err = fmt.Sprintf("more than %d redirects", maxRedirects)
 				}
-				return e, nil
+				return rf, nil
 			}
-			target = next
-			e.FinalURL = next
-			e.Hops = hop + 1
-		case resp.Status == 429 || resp.Status >= 500:
-			return r.unreachable(e, prev), nil
-		case resp.Status >= 400:
-			e.State = RobotsUnavailable
-			return e, nil
-		default:
-			return r.unreachable(e, prev), nil
+			hop++
+			target, rf.FinalURL, rf.Hops = next, next, hop
+		case resp.Status >= 400 && resp.Status < 500 && resp.Status != 429:
+			rf.State = RobotsUnavailable
+			return rf, nil
+		default: // 5xx, 429, 1xx
+			rf.State = RobotsUnreachable
+			return rf, nil
 		}
 	}
 }
