@@ -210,6 +210,8 @@ func (h *genHost) links(k int) []string {
 	return out
 }
 
+func (h *genHost) isPage(uri string) bool { return !isInfrastructure(uri) }
+
 func (h *genHost) page(uri string) pageView {
 	k, disallowed, ok := h.parse(uri)
 	switch {

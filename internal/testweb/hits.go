@@ -82,3 +82,21 @@ func (l *hitLog) droppedCount() int64 {
 	defer l.mu.Unlock()
 	return l.dropped
 }
+
+// PageRequests counts the recorded requests for pages, by URL
+// (Authority + Path as received): every request except those for a
+// robots.txt file, the redirect hops and files that lead to one, and
+// sitemaps (including /sitemap.xml probes). Its keys are what a test
+// compares with [Expected.Fetched]; a count above 1 is a page fetched
+// more than once (the rate-limited pages are fetched twice by design).
+func (s *Site) PageRequests() map[string]int {
+	out := map[string]int{}
+	for _, hit := range s.Hits() {
+		h := s.byAuthority[hit.Authority]
+		if h == nil || !h.content.isPage(hit.Path) {
+			continue
+		}
+		out[hit.Authority+hit.Path]++
+	}
+	return out
+}

@@ -294,3 +294,65 @@ func TestExpectedSitemaps(t *testing.T) {
 		t.Errorf("inventory: %d rows, first %+v", len(rows), rows[0])
 	}
 }
+
+// TestPageRequestsMatchExpected replays the oracle's crawl by hand (every
+// robots.txt with its redirects, every sitemap, every fetched URL once)
+// and checks that PageRequests sees exactly the fetched pages.
+func TestPageRequestsMatchExpected(t *testing.T) {
+	s := startScenario(t)
+	c := noFollow(s)
+	for _, h := range s.Hosts() {
+		if h.Name != HostSlow {
+			follow(t, s, h.RobotsURL, 10)
+		}
+	}
+	for u := range s.ExpectedSitemaps("HeedBot").Fetched {
+		get(t, c, u)
+	}
+	get(t, c, s.Host(HostDelay).URL("/sitemap.xml")) // a fallback probe
+	e := s.Expected("HeedBot")
+	for u := range e.Fetched {
+		get(t, c, u)
+	}
+	got := s.PageRequests()
+	for u := range e.Fetched {
+		if got[u] != 1 {
+			t.Errorf("%s requested %d times", u, got[u])
+		}
+	}
+	for u := range got {
+		if !e.Fetched[u] {
+			t.Errorf("%s counted as a page but not expected fetched", u)
+		}
+	}
+}
+
+// TestDuplicateLinksCollapse checks that the many spellings of main's
+// /about are one URL to the oracle.
+func TestDuplicateLinksCollapse(t *testing.T) {
+	s := startScenario(t)
+	m := s.Host(HostMain)
+	var spellings []string
+	for _, p := range m.content.(*scenarioHost).pages {
+		for _, l := range p.links {
+			if strings.Contains(l, "about") && !slices.Contains(spellings, l) {
+				spellings = append(spellings, l)
+			}
+		}
+	}
+	if len(spellings) < 5 {
+		t.Fatalf("only %d spellings of /about: %v", len(spellings), spellings)
+	}
+	n := 0
+	for u := range s.Expected("HeedBot").Fetched {
+		if strings.Contains(u, "about") {
+			n++
+			if u != m.URL("/about") {
+				t.Errorf("unexpected key %s", u)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d keys for /about", n)
+	}
+}

@@ -144,6 +144,18 @@ func (h *scenarioHost) page(uri string) pageView {
 	return pageView{status: http.StatusNotFound}
 }
 
+func (h *scenarioHost) isPage(uri string) bool {
+	if isInfrastructure(uri) {
+		return false
+	}
+	if h.pages[uri] != nil {
+		return true
+	}
+	// Routes that are not pages are robots.txt hops and files, and
+	// sitemaps; anything else is a request for a page that is not there.
+	return h.routes[uri] == nil
+}
+
 // add declares pages and serves them.
 func (h *scenarioHost) add(ps ...*page) {
 	for _, p := range ps {

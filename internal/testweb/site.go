@@ -74,6 +74,14 @@ type content interface {
 	robotsFor(agent string) robotsOutcome
 	// page describes the resource at a request URI for the oracle.
 	page(uri string) pageView
+	// isPage reports whether a request URI is a page rather than a
+	// robots.txt, a robots.txt redirect hop or a sitemap.
+	isPage(uri string) bool
+}
+
+// isInfrastructure reports the URIs no host ever serves as a page.
+func isInfrastructure(uri string) bool {
+	return uri == "/robots.txt" || uri == "/sitemap.xml"
 }
 
 // hostPlan is a host before it is bound.
@@ -341,17 +349,20 @@ func authorityOf(u *url.URL) string {
 		return ""
 	}
 	host := strings.ToLower(u.Hostname())
-	if host == "" {
+	if host == "" || (strings.Contains(host, ":") && net.ParseIP(host) == nil) {
 		return ""
 	}
 	port := u.Port()
 	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
 		port = ""
 	}
-	if port == "" {
-		return scheme + "://" + host
+	if port != "" {
+		return scheme + "://" + net.JoinHostPort(host, port)
 	}
-	return scheme + "://" + net.JoinHostPort(host, port)
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return scheme + "://" + host
 }
 
 // canonical returns the form in which the oracle keys URLs: canonical
