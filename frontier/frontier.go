@@ -1,22 +1,68 @@
-// Package frontier owns heed's queue of URLs waiting to be fetched: canonical
-// URLs and their fingerprints, the seen set that makes every URL be fetched
-// once, per-authority queues, and scheduling by readiness.
+// Package frontier owns heed's queue of URLs waiting to be fetched:
+// canonical URLs and their fingerprints, the seen set that makes every URL
+// be fetched once, per-authority queues, and scheduling by readiness.
 //
-// The model: every URL belongs to an authority (scheme, host and port, see
-// [Authority]). Each authority has its own queue, ordered by the request's
-// priority and then by depth (breadth-first or depth-first). A [Frontier]
-// hands out a request only when its authority may be fetched now: it asks a
-// [Gate] (heed's politeness package) when each authority is next ready and
-// never blocks on one host while another host has work ready.
+// # Canonical URLs and fingerprints
 //
-// A request handed out by Next is leased: it stays the frontier's
-// responsibility until the caller reports Done (fetched or excluded) or
-// Retry (put it back, not before a given time). Durable and distributed
-// backends use the lease to return the work of a crashed worker.
+// Every URL enters the frontier through [Canonicalize], which writes one
+// spelling for each resource (lower-case scheme and host, no default port,
+// no fragment, no credentials, dot segments removed, percent-encoding
+// normalised, the query kept in its order) and refuses, with a [*URLError],
+// what heed cannot fetch: relative references, schemes other than http and
+// https, malformed hosts and ports. [Authority] gives the part robots.txt,
+// pacing and caches are kept by: scheme, host and port. A [Fingerprint] is
+// the 128-bit hash of a request's method and canonical URL; the seen set
+// holds fingerprints, so a URL costs 16 bytes once it has been fetched.
 //
-// The frontier does not fetch anything and does not decide exclusions: an
-// admission function given by the caller (heed's scope stage) may reject a
-// URL after deduplication, and the caller writes the skip log.
+// # The model
+//
+// Every URL belongs to an authority, and each authority has its own queue,
+// ordered by the request's Priority (higher first) and then by Depth:
+// breadth-first (shallower first, then first in, first out) by default, or
+// depth-first (deeper first, then last in, first out); see [Order.Less].
+//
+// A [Frontier] hands out a request only when its authority may be fetched
+// now. It asks a [Gate] (heed's politeness.Pacer) when each authority is
+// next ready, holds an authority that a Retry put off, and leases at most a
+// set number of requests per authority at once. Among the authorities that
+// are ready it takes the one whose next request has the highest priority
+// and depth rank, and serves equals in turn. It never waits on one host
+// while another host has work ready: a host paused for an hour delays only
+// its own requests.
+//
+// # Using a Frontier
+//
+// Four calls make a crawl loop, run by as many workers as the crawl wants:
+//
+//   - Push adds a request. It canonicalises the URL, drops a URL seen
+//     before as a Duplicate (counted, not an error), asks the admission
+//     function (heed's scope stage) and queues the rest. A Rejected request
+//     comes with the reason, for the skip log.
+//   - Next blocks until a request is ready and leases it to the caller. It
+//     returns [ErrExhausted] when nothing is queued and nothing is leased:
+//     the crawl is over.
+//   - Done ends the lease of a request that was fetched or excluded.
+//   - Retry ends the lease and puts the request back at the head of its
+//     authority's queue, not to be handed out before a given time: for a
+//     robots.txt that is not yet known, a 503, or a host asking to slow
+//     down.
+//
+// A lease is what lets a durable or distributed frontier give a crashed
+// worker's requests to another. Drain empties the queue for a stopping
+// crawl, which writes a skip-log record for each request; Stats gives the
+// counts.
+//
+// [NewMemory] returns the in-memory frontier that most crawls use. Durable
+// and distributed backends implement the same interface, take the same
+// [Option] values (see [NewConfig]) and pass the same conformance suite,
+// package frontiertest.
+//
+// # What it does not do
+//
+// The frontier fetches nothing, reads no robots.txt and decides no
+// exclusions beyond invalid URLs: the admission function and the
+// middleware do, and the caller writes the skip log. It does not pace
+// requests either; it asks the Gate and obeys it.
 package frontier
 
 import (
@@ -102,6 +148,7 @@ const (
 	Rejected
 )
 
+// String returns "added", "duplicate" or "rejected".
 func (p PushResult) String() string {
 	switch p {
 	case Added:
@@ -135,7 +182,10 @@ type Frontier interface {
 	// Push canonicalises req.URL, drops it as a Duplicate when its
 	// fingerprint was seen before, asks the admission function, and queues
 	// it. A Rejected request comes with the error that rejected it (an
-	// invalid URL, or the admission function's error, returned as is).
+	// invalid URL's *URLError, or the admission function's error, returned
+	// as is). An Added request has its canonical URL and a new Seq set;
+	// the frontier owns it until Next hands it out. After Close: Rejected
+	// and ErrClosed.
 	Push(ctx context.Context, req *Request) (PushResult, error)
 
 	// Next blocks until a queued request's authority is ready and leases
@@ -145,24 +195,30 @@ type Frontier interface {
 	Next(ctx context.Context) (*Request, error)
 
 	// Done ends the lease of a request handed out by Next: it was fetched
-	// or excluded, and will not be handed out again.
+	// or excluded, and will not be handed out again. Leases are matched by
+	// Seq and URL; a request that is not leased gives an error wrapping
+	// ErrNotLeased.
 	Done(ctx context.Context, req *Request) error
 
 	// Retry ends the lease of a request handed out by Next and queues it
 	// again at the head of its authority's queue; its authority is not
 	// handed out before notBefore. The request is not a new URL: seen set
-	// and counts are unchanged.
+	// and counts are unchanged. The request is queued as passed, so a
+	// changed Attempt or Meta is kept. A request that is not leased gives an
+	// error wrapping ErrNotLeased.
 	Retry(ctx context.Context, req *Request, notBefore time.Time) error
 
 	// Drain removes every queued (not leased) request and passes each to
-	// fn, so that a stopping crawl can account for them.
+	// fn, so that a stopping crawl can account for them: each authority's
+	// requests in queue order. Drained URLs stay seen. Call it before
+	// Close.
 	Drain(ctx context.Context, fn func(*Request)) error
 
 	// Stats reports the frontier's counts.
 	Stats() Stats
 
 	// Close releases the frontier's resources; blocked Next calls return
-	// ErrClosed.
+	// ErrClosed. Calling it again does no harm.
 	Close() error
 }
 
