@@ -40,6 +40,33 @@
 // before any sleep, so tests can check order, pacing and what was never
 // requested.
 //
+// # Configuring a crawler under test
+//
+// The oracle assumes a crawler set up like heed's defaults, plus:
+//
+//   - Transport: [Site.Transport] (or its TLS config), so the https host
+//     is trusted; never a proxy.
+//   - Scope: allowed domains [Site.Domains], so [OffsiteURL] is offsite.
+//   - robots.txt timeout below the slow host's delay ([WithTimeout],
+//     default [DefaultSlowDelay]); tests use e.g. 300 ms against 100 ms.
+//     Give up on an unreachable robots.txt after a bounded number of
+//     retries, or the crawl never ends.
+//   - robots.txt retried after a 5xx with short backoff, at least three
+//     tries in all, so the flaky host ([FlakyFailures] failures) recovers.
+//   - Page redirects: at most [DefaultRedirectLimit] (or tell the oracle
+//     with [RedirectLimit]); robots.txt redirects: [RobotsRedirectLimit].
+//   - Parse limit [RobotsParseLimit]; Crawl-delay honoured
+//     ([DelayCrawlDelay] on the delay host); Retry-After honoured (1 s
+//     on the ratelimit host's two pages).
+//   - One robots.txt fetch per authority for the whole crawl. A test of
+//     freshness instead sets a short max-age and checks the hits: after
+//     the changing host's "v2" robots.txt hit is answered ([Hit.Done]),
+//     no /v2-blocked/ page may arrive.
+//
+// [Site.PageRequests] turns the hit log into the set of requested pages,
+// the thing to compare with [Expected.Fetched]; the skip log compares with
+// [Expected.Skipped].
+//
 // # Generated sites
 //
 // [StartGenerated] serves a synthetic site of many hosts and pages for

@@ -8,7 +8,7 @@ import (
 // The scenario's hosts, by name. Each is its own authority; see the package
 // documentation for what each one exercises.
 const (
-	HostMain      = "main"      // rich robots.txt, two groups, ~40 pages, links to every host
+	HostMain      = "main"      // rich robots.txt, two groups, 46 pages, links to every host
 	HostDelay     = "delay"     // Crawl-delay: 0.2 (CRLF line ends); a chain and a fan-out
 	HostNoRobots  = "norobots"  // robots.txt 404; /sitemap.xml fallback
 	HostForbidden = "forbidden" // robots.txt 403: no restrictions
