@@ -190,8 +190,8 @@ type Frontier interface {
 
 	// Next blocks until a queued request's authority is ready and leases
 	// that request to the caller. It returns ErrExhausted when nothing is
-	// queued and nothing is leased, ErrClosed after Close, or the context's
-	// error.
+	// queued, nothing is leased and no Push is being admitted (to every
+	// waiting caller), ErrClosed after Close, or the context's error.
 	Next(ctx context.Context) (*Request, error)
 
 	// Done ends the lease of a request handed out by Next: it was fetched

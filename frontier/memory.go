@@ -47,6 +47,9 @@ type Memory struct {
 	queued  int
 	dups    int
 	rejects int
+	// admitting counts Push calls inside the admission function: they may
+	// still add work, so the frontier is not exhausted meanwhile.
+	admitting int
 
 	wait waitState
 }
@@ -111,11 +114,16 @@ func (m *Memory) Push(_ context.Context, req *Request) (PushResult, error) {
 	// concurrent Push of the same URL a Duplicate while it is asked.
 	m.seen[fp] = struct{}{}
 	if m.cfg.Admit != nil {
+		m.admitting++
 		m.mu.Unlock()
 		err := m.cfg.Admit(req)
 		m.mu.Lock()
+		m.admitting--
 		if err != nil {
 			m.rejects++
+			if m.exhausted() {
+				m.broadcast()
+			}
 			return Rejected, err
 		}
 		if m.closed {
@@ -189,6 +197,7 @@ func (m *Memory) Next(ctx context.Context) (*Request, error) {
 			return nil, ErrClosed
 		}
 		if err := ctx.Err(); err != nil {
+			m.kick() // in case this waiter was signalled: pass it on
 			m.mu.Unlock()
 			return nil, err
 		}
@@ -198,7 +207,7 @@ func (m *Memory) Next(ctx context.Context) (*Request, error) {
 			m.mu.Unlock()
 			return req, nil
 		}
-		if m.queued == 0 && len(m.leases) == 0 {
+		if m.exhausted() {
 			m.broadcast()
 			m.mu.Unlock()
 			return nil, ErrExhausted
@@ -227,6 +236,11 @@ func (m *Memory) Next(ctx context.Context) (*Request, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// exhausted reports whether nothing is queued, leased or being admitted.
+func (m *Memory) exhausted() bool {
+	return m.queued == 0 && len(m.leases) == 0 && m.admitting == 0
 }
 
 // take leases the best ready request, or returns nil.
@@ -339,8 +353,8 @@ func (m *Memory) release(a *authority) {
 	} else if !m.ready.has(a) && !m.waiting.has(a) {
 		m.place(a)
 	}
-	if m.queued == 0 && len(m.leases) == 0 {
-		m.broadcast() // exhausted: every waiter returns ErrExhausted
+	if m.exhausted() {
+		m.broadcast() // every waiter returns ErrExhausted
 		return
 	}
 	m.kick()
@@ -377,7 +391,7 @@ func (m *Memory) Drain(_ context.Context, fn func(*Request)) error {
 		}
 	}
 	m.queued = 0
-	if len(m.leases) == 0 {
+	if m.exhausted() {
 		m.broadcast()
 	}
 	m.mu.Unlock()

@@ -106,6 +106,13 @@ func systemAfterFunc(d time.Duration, f func()) func() bool {
 
 // WithGate makes the frontier hand out a request only when g says its
 // authority is ready. heed's politeness.Pacer is the usual gate.
+//
+// The frontier asks when an authority reaches the front of the ready
+// authorities, again when the time it was told comes (the answer may have
+// moved later), and whenever one of the authority's leases ends. A ready
+// time that moves earlier in between is noticed at the next of these. The
+// Memory frontier asks with its lock held: ReadyAt must not call the
+// frontier.
 func WithGate(g Gate) Option { return func(c *Config) { c.Gate = g } }
 
 // WithOrder sets the order of each authority's queue (default

@@ -67,6 +67,7 @@ func Run(t *testing.T, newFrontier Factory) {
 		{"Gate/AskedByAuthority", testGateAuthorityNames},
 		{"Exhausted/Empty", testExhaustedEmpty},
 		{"Exhausted/WakesEveryWaiter", testExhaustedWaiters},
+		{"Exhausted/NotWhileAPushIsAdmitted", testExhaustedAdmitting},
 		{"Close/WakesWaitersAndRefuses", testClose},
 		{"Context/CancelsNext", testContextCancel},
 		{"Drain", testDrain},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,6 +61,38 @@ func testExhaustedWaiters(t *testing.T, s *suite) {
 	pushURLs(t, f, "http://a.example/2")
 	if r := next(t, f); r.URL != "http://a.example/2" {
 		t.Errorf("Next after a new Push = %s", r.URL)
+	}
+}
+
+func testExhaustedAdmitting(t *testing.T, s *suite) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f := s.new(t, frontier.WithAdmit(func(*frontier.Request) error {
+		once.Do(func() { close(entered) })
+		<-release
+		return nil
+	}))
+	pushed := make(chan error, 1)
+	go func() {
+		_, err := f.Push(context.Background(), &frontier.Request{URL: "http://a.example/1"})
+		pushed <- err
+	}()
+	<-entered
+	got := make(chan error, 1)
+	go func() {
+		r, err := nextErr(f, failsafe)
+		if err == nil && r.URL != "http://a.example/1" {
+			err = errors.New("Next handed out " + r.URL)
+		}
+		got <- err
+	}()
+	time.Sleep(blocked) // let Next run while the Push is being admitted
+	close(release)
+	if err := <-got; err != nil {
+		t.Errorf("Next during an admission: %v; want the request being pushed", err)
+	}
+	if err := <-pushed; err != nil {
+		t.Errorf("Push: %v", err)
 	}
 }
 
