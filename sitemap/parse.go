@@ -24,6 +24,7 @@ var errTokenTooLarge = errors.New("sitemap: XML token larger than 1 MiB")
 // Parse reads one sitemap document from r and calls visit with each entry
 // it lists, in document order, as soon as the entry is complete. It keeps
 // no entry after visit returns, so memory does not grow with the document.
+// A nil visit only counts: the Report is all that is wanted.
 //
 // The format is detected from the content (see [Format]); gzip is detected
 // from its magic bytes and decompressed, whatever the name says. Limits
@@ -42,6 +43,9 @@ var errTokenTooLarge = errors.New("sitemap: XML token larger than 1 MiB")
 // http.Request made with ctx does).
 func Parse(ctx context.Context, r io.Reader, visit func(Entry) error, opts ...Option) (*Report, error) {
 	cfg := newConfig(opts)
+	if visit == nil {
+		visit = func(Entry) error { return nil }
+	}
 	p := newParser(ctx, &cfg, visit)
 	p.run(r)
 	return p.rep, p.stop

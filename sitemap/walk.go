@@ -77,10 +77,18 @@ type WalkReport struct {
 // Options apply to every sitemap parsed; WithBase is ignored: each sitemap
 // is its own base, and WithScope applies to child sitemaps too.
 //
+// A nil visit only counts, for a walk that wants the reports alone.
+//
 // A failed fetch or a broken sitemap is recorded and the walk goes on.
 // Walk returns an error only when visit returned one (as is) or ctx was
 // cancelled; the WalkReport is never nil and holds what was done so far.
 func Walk(ctx context.Context, roots []string, fetch FetchFunc, visit func(Entry) error, opts ...Option) (*WalkReport, error) {
+	if visit == nil {
+		visit = func(Entry) error { return nil }
+	}
+	if fetch == nil {
+		return &WalkReport{Counts: make(map[ProblemKind]int)}, errors.New("sitemap: Walk needs a FetchFunc")
+	}
 	w := &walker{
 		cfg:   newConfig(opts),
 		fetch: fetch,

@@ -309,3 +309,19 @@ func TestWalkClosesBodies(t *testing.T) {
 		t.Fatalf("err %v, closed %d of 2", err, closed)
 	}
 }
+
+func TestWalkNilFuncs(t *testing.T) {
+	const h = "https://example.com"
+	s := site{h + "/s.xml": pages(h+"/1", h+"/2")}
+	wr, err := Walk(context.Background(), []string{h + "/s.xml"}, s.fetch(nil), nil)
+	if err != nil || wr.URLs != 2 {
+		t.Fatalf("nil visit: err %v, urls %d", err, wr.URLs)
+	}
+	if wr, err := Walk(context.Background(), []string{h + "/s.xml"}, nil, nil); err == nil || wr == nil {
+		t.Fatalf("nil fetch: err %v", err)
+	}
+	rep, err := Parse(context.Background(), bytes.NewReader(pages(h+"/1")), nil)
+	if err != nil || rep.URLs != 1 {
+		t.Fatalf("Parse with nil visit: %v %v", rep, err)
+	}
+}
