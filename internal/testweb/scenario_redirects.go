@@ -4,8 +4,8 @@ import (
 	"net/http"
 )
 
-// robotsHops serves a chain of robots.txt redirects: hops[i] is served on
-// host hosts[i] at uris[i] and redirects with codes[i] to the next one.
+// robotsHop is one step of a robots.txt redirect chain: served on host at
+// uri, it redirects with code to the next step (the last step is the file).
 type robotsHop struct {
 	host, uri string
 	code      int
