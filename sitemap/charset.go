@@ -1,7 +1,9 @@
 package sitemap
 
 import (
+	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -43,4 +45,19 @@ func (l *latin1Reader) Read(b []byte) (int, error) {
 	n := copy(b, l.out)
 	l.out = l.out[n:]
 	return n, nil
+}
+
+// charsetReader lets a document declare an encoding other than UTF-8.
+// ISO-8859-1 and windows-1252 are converted; anything else is read as
+// UTF-8 and reported (the protocol requires UTF-8).
+func (x *xmlParser) charsetReader(label string, in io.Reader) (io.Reader, error) {
+	switch strings.ToLower(strings.TrimSpace(label)) {
+	case "utf-8", "utf8", "us-ascii", "ascii":
+		return in, nil
+	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252":
+		x.rep.addProblem(ProblemEncoding, 1, "", fmt.Sprintf("encoding %q converted to UTF-8; sitemaps must be UTF-8", label))
+		return &latin1Reader{r: in}, nil
+	}
+	x.rep.addProblem(ProblemEncoding, 1, "", fmt.Sprintf("encoding %q not supported; read as UTF-8", cut(label, 64)))
+	return in, nil
 }
