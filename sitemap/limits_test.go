@@ -48,11 +48,16 @@ func gzipStream(t testing.TB, write func(w io.Writer)) []byte {
 	return b.Bytes()
 }
 
-func repeat(w io.Writer, s string, total int) {
-	chunk := []byte(strings.Repeat(s, 64<<10/len(s)))
-	for n := 0; n < total; n += len(chunk) {
+// repeat writes s over and over, at least total bytes, and returns how
+// many it wrote.
+func repeat(w io.Writer, s string, total int) int {
+	chunk := []byte(strings.Repeat(s, max(64<<10/len(s), 1)))
+	n := 0
+	for n < total {
 		w.Write(chunk)
+		n += len(chunk)
 	}
+	return n
 }
 
 func TestMaxURLsDefault(t *testing.T) {
@@ -326,5 +331,22 @@ func TestContextCancelled(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || n >= 5000 {
 		t.Fatalf("err %v after %d entries", err, n)
+	}
+}
+
+func TestHostileLatin1(t *testing.T) {
+	// A charset conversion must not blind the bound on one token: 4 MiB
+	// of converted text in small tokens, then one endless token.
+	var prefix int
+	doc := gzipStream(t, func(w io.Writer) {
+		head := `<?xml version="1.0" encoding="ISO-8859-1"?><urlset ` + ns + `><url><loc>https://example.com/a</loc></url>`
+		small := "<x>" + strings.Repeat("\xe9", 1000) + "</x>"
+		io.WriteString(w, head)
+		prefix = len(head) + repeat(w, small, 4<<20)
+		repeat(w, "\xe9", 20<<20)
+	})
+	got, rep := parseAll(t, doc)
+	if len(got) != 1 || rep.Counts[ProblemTokenTooLarge] != 1 || rep.Bytes > int64(prefix)+maxTokenBytes+64<<10 {
+		t.Fatalf("delivered %d, report %v after %d bytes (%d before the endless token)", len(got), rep, rep.Bytes, prefix)
 	}
 }

@@ -303,14 +303,16 @@ func (l *limitReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// tokenGuard fails the read when encoding/xml has consumed more than
-// maxTokenBytes since the last token it returned: encoding/xml buffers a
+// tokenGuard fails the read when encoding/xml has read more than
+// maxTokenBytes since it last returned a token: encoding/xml buffers a
 // whole token (a text run, a tag, a comment), and a hostile one could
-// otherwise be as large as the byte limit.
+// otherwise be as large as the byte limit. The mark is the guard's own
+// count, not the decoder's offset, which counts bytes after a charset
+// conversion; the decoder's read-ahead adds at most its buffer (4 KiB).
 type tokenGuard struct {
 	r    io.Reader
 	n    int64 // bytes handed to the decoder
-	mark int64 // decoder offset after its last token
+	mark int64 // n when the decoder last returned a token
 }
 
 func (g *tokenGuard) Read(b []byte) (int, error) {

@@ -85,7 +85,7 @@ func (p *parser) parseXML(in *bufio.Reader) {
 			x.fail(err)
 			return
 		}
-		g.mark = x.d.InputOffset()
+		g.mark = g.n
 		if !x.token(tok) || p.cancelled() {
 			return
 		}
