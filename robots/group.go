@@ -97,65 +97,16 @@ func (m *GroupMatch) String() string {
 // call [Group.Decide] for every URL.
 type Group struct {
 	match    GroupMatch
-	rules    []*Rule   // file order
-	ms       []matcher // priority order: longest pattern, then Allow, then line
+	rules    []*Rule // file order
+	index    ruleIndex
 	delay    time.Duration
 	hasDelay bool
-	// Rules whose pattern starts with "/" and one more literal octet are
-	// bucketed by that octet: a path /x... can only match rules of bucket
-	// 'x' and the rules in general. bucket holds indices into ms, grouped
-	// by octet, each bucket in priority order.
-	bucket      []int32
-	bucketStart [257]int32
-	general     []int32
 }
 
-// noGroup is returned when nothing applies.
 func newGroup(match GroupMatch, rules []*Rule) *Group {
 	g := &Group{match: match, rules: rules}
-	g.ms = make([]matcher, len(rules))
-	for i, r := range rules {
-		g.ms[i] = compile(r)
-	}
-	slices.SortStableFunc(g.ms, func(a, b matcher) int {
-		if la, lb := len(a.rule.Pattern), len(b.rule.Pattern); la != lb {
-			return lb - la
-		}
-		if a.rule.Allow != b.rule.Allow {
-			if a.rule.Allow {
-				return -1
-			}
-			return 1
-		}
-		return a.rule.Line - b.rule.Line
-	})
-	var counts [256]int32
-	for i := range g.ms {
-		if c, ok := g.ms[i].bucketKey(); ok {
-			counts[c]++
-		} else {
-			g.general = append(g.general, int32(i))
-		}
-	}
-	for c := range 256 {
-		g.bucketStart[c+1] = g.bucketStart[c] + counts[c]
-	}
-	g.bucket = make([]int32, g.bucketStart[256])
-	var fill [256]int32
-	for i := range g.ms {
-		if c, ok := g.ms[i].bucketKey(); ok {
-			g.bucket[g.bucketStart[c]+fill[c]] = int32(i)
-			fill[c]++
-		}
-	}
+	g.index.build(rules)
 	return g
-}
-
-func (m *matcher) bucketKey() (byte, bool) {
-	if len(m.prefix) >= 2 && m.prefix[0] == '/' {
-		return m.prefix[1], true
-	}
-	return 0, false
 }
 
 // Group returns the rules that apply to the crawler whose product token is

@@ -18,6 +18,30 @@ type matcher struct {
 	last     string   // literal after the last "*"
 	wild     bool     // the pattern has a "*"
 	anchored bool     // the pattern ends with "$"
+	// need is the set of octets of the pattern's literals: a path that
+	// lacks one of them cannot match. Normalised text is ASCII, so 128
+	// bits cover it.
+	need charSet
+}
+
+// charSet is a set of ASCII octets.
+type charSet [2]uint64
+
+func (cs *charSet) add(s string) {
+	lo, hi := cs[0], cs[1]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		bit := uint64(1) << (c & 63)
+		upper := -uint64(c >> 6 & 1) // all ones for octets 64..127
+		lo |= bit &^ upper
+		hi |= bit & upper
+	}
+	cs[0], cs[1] = lo, hi
+}
+
+// within reports whether every octet of cs is in have.
+func (cs *charSet) within(have *charSet) bool {
+	return cs[0]&^have[0] == 0 && cs[1]&^have[1] == 0
 }
 
 func compile(r *Rule) matcher {
@@ -30,22 +54,27 @@ func compile(r *Rule) matcher {
 	star := strings.IndexByte(p, '*')
 	if star < 0 {
 		m.prefix = p
+		m.need.add(p)
 		return m
 	}
 	m.wild = true
 	m.prefix = p[:star]
+	m.need.add(m.prefix)
 	rest := p[star+1:]
 	end := strings.LastIndexByte(rest, '*')
 	if end < 0 {
 		m.last = rest
+		m.need.add(m.last)
 		return m
 	}
 	m.last = rest[end+1:]
 	for _, seg := range strings.Split(rest[:end], "*") {
 		if seg != "" {
 			m.middle = append(m.middle, seg)
+			m.need.add(seg)
 		}
 	}
+	m.need.add(m.last)
 	return m
 }
 

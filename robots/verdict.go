@@ -116,7 +116,7 @@ func (g *Group) decide(s string) Verdict {
 	if isRobotsTxt(s) {
 		return Verdict{Allowed: true, Implicit: true, Group: &g.match}
 	}
-	if m := g.find(s); m != nil {
+	if m := g.index.find(s); m != nil {
 		return Verdict{Allowed: m.rule.Allow, Rule: m.rule, Group: &g.match}
 	}
 	return Verdict{Allowed: true, Group: &g.match}
@@ -125,33 +125,6 @@ func (g *Group) decide(s string) Verdict {
 func isRobotsTxt(s string) bool {
 	const p = "/robots.txt"
 	return strings.HasPrefix(s, p) && (len(s) == len(p) || s[len(p)] == '?')
-}
-
-// find returns the highest-priority matcher that matches s, merging the
-// path's bucket and the general list in priority order so that the first
-// match is the answer.
-func (g *Group) find(s string) *matcher {
-	var a []int32
-	if len(s) >= 2 && s[0] == '/' {
-		c := s[1]
-		a = g.bucket[g.bucketStart[c]:g.bucketStart[int(c)+1]]
-	}
-	b := g.general
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		var k int32
-		if j == len(b) || i < len(a) && a[i] < b[j] {
-			k = a[i]
-			i++
-		} else {
-			k = b[j]
-			j++
-		}
-		if m := &g.ms[k]; m.match(s) {
-			return m
-		}
-	}
-	return nil
 }
 
 // RequestTarget returns the path, parameters and query of rawURL as
