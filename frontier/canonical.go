@@ -88,7 +88,9 @@ func redact(raw string) string {
 //     accepted (others: a *URLError wrapping ErrUnsupportedScheme; relative
 //     references: ErrNotAbsolute).
 //   - The userinfo ("user:password@") is dropped: heed never sends, stores
-//     or logs credentials found in links.
+//     or logs credentials found in links. A backslash in the authority is
+//     an error: browsers read it as "/", which would put a different host
+//     after it.
 //   - The port is dropped when it is the scheme's default (http 80, https
 //     443) or empty, and written without leading zeros otherwise; a port
 //     that is not a number from 1 to 65535 is an error.
@@ -212,6 +214,12 @@ func parseHead(raw string) (head, error) {
 	}
 	auth := s[:end]
 	p.rest = s[end:]
+	// Browsers read a backslash as "/", so "http://a.example\@b.example/"
+	// leads them to a.example; dropping "userinfo" up to the "@" would lead
+	// heed to b.example. Refuse rather than guess.
+	if strings.IndexByte(auth, '\\') >= 0 {
+		return head{}, urlError(raw, "backslash in authority", nil)
+	}
 	if i := strings.LastIndexByte(auth, '@'); i >= 0 {
 		auth = auth[i+1:]
 	}
