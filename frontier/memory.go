@@ -322,7 +322,7 @@ func (m *Memory) Retry(_ context.Context, req *Request, notBefore time.Time) err
 	if notBefore.After(a.hold) {
 		a.hold = notBefore
 	}
-	a.front = append(a.front, req)
+	a.pushFront(req)
 	m.queued++
 	m.ready.remove(a)
 	m.waiting.remove(a)

@@ -13,6 +13,10 @@ type authority struct {
 	at     time.Time // when it is next ready, while in the waiting heap
 	turn   uint64    // last time served, for round-robin among equals
 
+	// The head request's priority and depth, kept here so that ordering
+	// the ready heap does not chase a pointer per comparison.
+	headPriority, headDepth int
+
 	readyPos, waitPos int // 1 + index in the ready and waiting heaps; 0: absent
 }
 
@@ -23,6 +27,20 @@ func (a *authority) head() *Request {
 		return a.front[n-1]
 	}
 	return a.queue[0]
+}
+
+// noteHead caches the head's key; call it after every change of the queue.
+func (a *authority) noteHead() {
+	if a.queued() > 0 {
+		h := a.head()
+		a.headPriority, a.headDepth = h.Priority, h.Depth
+	}
+}
+
+// pushFront puts r at the head, before every queued request.
+func (a *authority) pushFront(r *Request) {
+	a.front = append(a.front, r)
+	a.noteHead()
 }
 
 func (a *authority) push(r *Request, o Order) {
@@ -36,6 +54,7 @@ func (a *authority) push(r *Request, o Order) {
 		i = p
 	}
 	a.queue = q
+	a.noteHead()
 }
 
 func (a *authority) pop(o Order) *Request {
@@ -46,6 +65,7 @@ func (a *authority) pop(o Order) *Request {
 		if n == 1 {
 			a.front = nil
 		}
+		a.noteHead()
 		return r
 	}
 	q := a.queue
@@ -75,6 +95,7 @@ func (a *authority) pop(o Order) *Request {
 		i = m
 	}
 	a.queue = q
+	a.noteHead()
 	return r
 }
 
@@ -105,15 +126,14 @@ func (h *authHeap) less(a, b *authority) bool {
 	if h.byTime {
 		return a.at.Before(b.at)
 	}
-	x, y := a.head(), b.head()
-	if x.Priority != y.Priority {
-		return x.Priority > y.Priority
+	if a.headPriority != b.headPriority {
+		return a.headPriority > b.headPriority
 	}
-	if x.Depth != y.Depth {
+	if a.headDepth != b.headDepth {
 		if h.order == DepthFirst {
-			return x.Depth > y.Depth
+			return a.headDepth > b.headDepth
 		}
-		return x.Depth < y.Depth
+		return a.headDepth < b.headDepth
 	}
 	return a.turn < b.turn
 }
