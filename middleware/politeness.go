@@ -46,7 +46,14 @@ func Politeness(p Pacer) Stage {
 				return nil, &DeferError{Until: at, Reason: "pacing"}
 			}
 			resp, err := next.Fetch(ctx, req)
-			p.Release(auth, feedback(resp, err))
+			fb := feedback(resp, err)
+			if req.Kind == frontier.KindRobots {
+				// An unreachable robots.txt has its own retry schedule in
+				// the robots stage; pausing the authority here as well
+				// would only delay the accounting of its URLs.
+				fb = politeness.Feedback{}
+			}
+			p.Release(auth, fb)
 			return resp, err
 		})
 	}

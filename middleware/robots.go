@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -76,6 +77,8 @@ type RobotsEntry struct {
 	FirstFailure time.Time
 	Failures     int
 	RetryAt      time.Time
+
+	refreshedFor uint64 // the request whose arrival caused this fetch
 }
 
 // CrawlDelay returns the Crawl-delay of the selected group, or 0.
@@ -198,7 +201,7 @@ func (r *Robots) admit(ctx context.Context, req *frontier.Request) error {
 	if err != nil {
 		return &skiplog.Record{URL: req.URL, Reason: skiplog.InvalidURL, Err: err.Error()}
 	}
-	e, err := r.Entry(ctx, req.Authority())
+	e, err := r.entry(ctx, req.Authority(), req.Seq)
 	if err != nil {
 		return err
 	}
@@ -260,12 +263,30 @@ func (r *Robots) Cached(authority string) (*RobotsEntry, bool) {
 // *DeferError when the fetch cannot happen now (the authority is not
 // ready, or another request is fetching it and no usable entry exists).
 func (r *Robots) Entry(ctx context.Context, authority string) (*RobotsEntry, error) {
+	return r.entry(ctx, authority, 0)
+}
+
+// entry is Entry for the request with sequence number seq. A request
+// whose arrival refreshed the entry does not refresh it again when it comes
+// back (it was deferred because the refetch took its authority's slot):
+// without that, a max age shorter than the authority's interval would let
+// robots.txt refetches starve the pages forever.
+func (r *Robots) entry(ctx context.Context, authority string, seq uint64) (*RobotsEntry, error) {
 	now := r.policy.Now()
 	r.mu.Lock()
 	e := r.entries[authority]
-	due := e == nil ||
-		now.Sub(e.FetchedAt) >= r.policy.MaxAge ||
-		(e.State == RobotsUnreachable && !now.Before(e.RetryAt) && !r.gaveUp(e))
+	var due bool
+	switch {
+	case e == nil:
+		due = true
+	case e.State == RobotsUnreachable && !r.gaveUp(e):
+		// Retries follow their own backoff schedule until heed gives up.
+		due = !now.Before(e.RetryAt)
+	default:
+		// A file, an unavailable one, or one heed gave up on, is fetched
+		// again when it is older than the max age.
+		due = now.Sub(e.FetchedAt) >= r.policy.MaxAge && (seq == 0 || e.refreshedFor != seq)
+	}
 	if !due {
 		r.mu.Unlock()
 		return e, nil
@@ -285,6 +306,7 @@ func (r *Robots) Entry(ctx context.Context, authority string) (*RobotsEntry, err
 	r.mu.Lock()
 	delete(r.fetching, authority)
 	if err == nil {
+		fresh.refreshedFor = seq
 		r.entries[authority] = fresh
 	}
 	r.mu.Unlock()
@@ -321,7 +343,7 @@ func (r *Robots) fetchEntry(ctx context.Context, authority string, prev *RobotsE
 		FetchedAt: rf.FetchedAt, Status: rf.Status, Err: rf.Err, State: rf.State}
 	switch rf.State {
 	case RobotsUnreachable:
-		return r.unreachable(e, prev), nil
+		return r.unreachable(e, prev, rf.RetryAfter), nil
 	case RobotsAvailable:
 		f := robots.Parse(rf.Body, robots.WithMaxBytes(r.policy.MaxBytes))
 		e.Group = f.Group(r.policy.Agent)
@@ -348,6 +370,8 @@ type RobotsFetch struct {
 	Status int
 	// Err describes a failure (network error, bad redirect).
 	Err string
+	// RetryAfter is the Retry-After header of a 429 or 503 answer.
+	RetryAfter string
 	// State is the RFC 9309 case the outcome falls in.
 	State RobotsState
 	// Body is the file, when State is RobotsAvailable.
@@ -417,12 +441,13 @@ func FetchRobots(ctx context.Context, fetch Fetcher, robotsURL string, maxRedire
 			return rf, nil
 		default: // 5xx, 429, 1xx
 			rf.State = RobotsUnreachable
+			rf.RetryAfter = resp.Header.Get("Retry-After")
 			return rf, nil
 		}
 	}
 }
 
-func (r *Robots) unreachable(e, prev *RobotsEntry) *RobotsEntry {
+func (r *Robots) unreachable(e, prev *RobotsEntry, retryAfter string) *RobotsEntry {
 	e.State = RobotsUnreachable
 	e.FirstFailure = e.FetchedAt
 	e.Failures = 1
@@ -433,6 +458,9 @@ func (r *Robots) unreachable(e, prev *RobotsEntry) *RobotsEntry {
 	wait := r.policy.RetryBase << (e.Failures - 1)
 	if wait > r.policy.RetryMax || wait <= 0 {
 		wait = r.policy.RetryMax
+	}
+	if ra, ok := politeness.ParseRetryAfter(retryAfter, e.FetchedAt); ok && ra > wait {
+		wait = ra // the server asked for longer
 	}
 	e.RetryAt = e.FetchedAt.Add(wait)
 	// The last try happens when the give-up time comes, not after it.

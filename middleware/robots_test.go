@@ -385,3 +385,46 @@ func TestRobotsNotReadyDefersTheRequest(t *testing.T) {
 		t.Error("a deferred fetch left an entry")
 	}
 }
+
+// TestRobotsRefetchDoesNotStarvePages: with a max age shorter than the
+// authority's interval, the request that caused a refetch (and was then
+// deferred by pacing) proceeds on its return instead of refetching again.
+func TestRobotsRefetchDoesNotStarvePages(t *testing.T) {
+	clk := newFakeClock()
+	web := &fakeWeb{replies: map[string][]reply{"http://a.test/robots.txt": {{status: 200, body: "User-agent: *\nDisallow: /x/\n"}}}}
+	rs := NewRobots(web, RobotsPolicy{Agent: "HeedBot", Now: clk.Now, MaxAge: 100 * time.Millisecond})
+	f := rs.Stage()(okFetcher())
+	ctx := context.Background()
+	first := &frontier.Request{URL: "http://a.test/1", Seq: 1}
+	if _, err := f.Fetch(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second) // stale
+	second := &frontier.Request{URL: "http://a.test/2", Seq: 2}
+	if _, err := f.Fetch(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second) // stale again when the deferred request comes back
+	if _, err := f.Fetch(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if n := web.count("http://a.test/robots.txt"); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want 2: the returning request must not refetch", n)
+	}
+}
+
+func TestRobotsUnreachableHonoursRetryAfter(t *testing.T) {
+	clk := newFakeClock()
+	rs := NewRobots(FetcherFunc(func(_ context.Context, req *frontier.Request) (*Response, error) {
+		h := http.Header{}
+		h.Set("Retry-After", "40")
+		return &Response{Request: req, Status: 503, Header: h}, nil
+	}), RobotsPolicy{Agent: "HeedBot", Now: clk.Now})
+	e, err := rs.Entry(context.Background(), "http://a.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.RetryAt.Sub(clk.Now()); got != 40*time.Second {
+		t.Errorf("retry in %v, want the 40 s the server asked for", got)
+	}
+}
