@@ -28,22 +28,34 @@ type candidate struct {
 }
 
 func (x *ruleIndex) build(rules []*Rule) {
-	x.ms = make([]matcher, len(rules))
-	for i, r := range rules {
-		x.ms[i] = compile(r)
+	// Sort small keys, not matchers: a large group has thousands of rules.
+	type key struct {
+		length, allow, line int32
+		i                   int32
 	}
-	slices.SortStableFunc(x.ms, func(a, b matcher) int {
-		if la, lb := len(a.rule.Pattern), len(b.rule.Pattern); la != lb {
-			return lb - la
+	keys := make([]key, len(rules))
+	for i, r := range rules {
+		allow := int32(1)
+		if r.Allow {
+			allow = 0
 		}
-		if a.rule.Allow != b.rule.Allow {
-			if a.rule.Allow {
-				return -1
-			}
-			return 1
+		keys[i] = key{-int32(min(len(r.Pattern), 1<<30)), allow, int32(min(r.Line, 1<<30)), int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		switch {
+		case a.length != b.length:
+			return int(a.length - b.length)
+		case a.allow != b.allow:
+			return int(a.allow - b.allow)
+		case a.line != b.line:
+			return int(a.line - b.line)
 		}
-		return a.rule.Line - b.rule.Line
+		return int(a.i - b.i)
 	})
+	x.ms = make([]matcher, len(rules))
+	for rank, k := range keys {
+		x.ms[rank] = compile(rules[k.i])
+	}
 	var counts [256]int32
 	for i := range x.ms {
 		if c, ok := x.ms[i].bucketKey(); ok {
