@@ -19,23 +19,58 @@ const (
 
 // Codes of lint findings. They are stable: tools may filter on them.
 const (
+	// CodeNamedGroupDropsStarRules: a group names the agent, so the agent
+	// ignores the "*" group; Related lists the "*" Disallow rules it no
+	// longer obeys (those not repeated in its group and not covered by a
+	// rule of its own).
 	CodeNamedGroupDropsStarRules = "named-group-drops-star-rules"
-	CodeLineMergesGroups         = "non-group-line-merges-groups"
-	CodeBlankLineMergesGroups    = "blank-line-does-not-end-group"
-	CodeRuleOutsideGroup         = "rule-before-user-agent"
-	CodeMissingLeadingSlash      = "path-without-leading-slash"
-	CodeRedundantWildcard        = "redundant-trailing-wildcard"
-	CodeUnknownField             = "unknown-field"
-	CodeMisspelledField          = "misspelled-field"
-	CodeMissingColon             = "missing-colon"
-	CodeUnparseableLine          = "unparseable-line"
-	CodeContentPastLimit         = "content-past-limit"
-	CodeInvalidCrawlDelay        = "invalid-crawl-delay"
-	CodeRelativeSitemap          = "relative-sitemap-url"
-	CodeInvalidSitemap           = "invalid-sitemap-url"
-	CodeSensitivePath            = "disallow-reveals-path"
-	CodeCaseSensitivePath        = "case-sensitive-path"
-	CodeUserAgentNotToken        = "user-agent-not-a-token"
+	// CodeLineMergesGroups: a Sitemap, unknown or unreadable line between
+	// two user-agent lines does not end the first group, so both agents
+	// share the rules that follow.
+	CodeLineMergesGroups = "non-group-line-merges-groups"
+	// CodeBlankLineMergesGroups: user-agent lines separated only by blank
+	// lines (no rules between them) form one group.
+	CodeBlankLineMergesGroups = "blank-line-does-not-end-group"
+	// CodeRuleOutsideGroup: an Allow, Disallow or Crawl-delay line before
+	// any user-agent line; no crawler applies it.
+	CodeRuleOutsideGroup = "rule-before-user-agent"
+	// CodeMissingLeadingSlash: an Allow/Disallow value that starts with
+	// neither "/" nor "*"; heed (like Google) prefixes "/".
+	CodeMissingLeadingSlash = "path-without-leading-slash"
+	// CodeRedundantWildcard: a trailing "*" (/fish*), which matches what
+	// the pattern without it matches.
+	CodeRedundantWildcard = "redundant-trailing-wildcard"
+	// CodeUnknownField: a field name that is not part of the protocol;
+	// the message guesses the intended one when it is close.
+	CodeUnknownField = "unknown-field"
+	// CodeMisspelledField: a misspelling heed accepts (dissallow,
+	// useragent, crawl delay, ...); the message says what it was taken as.
+	CodeMisspelledField = "misspelled-field"
+	// CodeMissingColon: "disallow /" without a colon, accepted as two words.
+	CodeMissingColon = "missing-colon"
+	// CodeUnparseableLine: a line that is not "field: value".
+	CodeUnparseableLine = "unparseable-line"
+	// CodeContentPastLimit: the file is longer than the bytes crawlers
+	// must read (500 KiB); the rest is ignored.
+	CodeContentPastLimit = "content-past-limit"
+	// CodeInvalidCrawlDelay: a Crawl-delay that is not a non-negative
+	// number of seconds.
+	CodeInvalidCrawlDelay = "invalid-crawl-delay"
+	// CodeRelativeSitemap: a Sitemap value that is not an absolute URL.
+	CodeRelativeSitemap = "relative-sitemap-url"
+	// CodeInvalidSitemap: a Sitemap line without a value or whose value
+	// is not a URL.
+	CodeInvalidSitemap = "invalid-sitemap-url"
+	// CodeSensitivePath: a Disallow that advertises an admin, backup,
+	// secret or similar path (RFC 9309 §3).
+	CodeSensitivePath = "disallow-reveals-path"
+	// CodeCaseSensitivePath: a pattern with capital letters, which does
+	// not cover the lower-case path.
+	CodeCaseSensitivePath = "case-sensitive-path"
+	// CodeUserAgentNotToken: a user-agent value that is not "*" and not
+	// only a product token ("FooBot/1.2" is read as FooBot; "*bot" names
+	// no crawler).
+	CodeUserAgentNotToken = "user-agent-not-a-token"
 )
 
 // Finding is one problem Lint found.

@@ -75,7 +75,7 @@ type Rule struct {
 	// Allow is true for Allow, false for Disallow.
 	Allow bool
 	// Text is the line as written, without its comment and surrounding
-	// white space: "Disallow: /private/ ".
+	// white space: "Disallow: /private/".
 	Text string
 	// Pattern is the path pattern after RFC 9309 §2.2.2 normalisation
 	// (non-ASCII octets percent-encoded, unreserved characters decoded,
