@@ -29,9 +29,13 @@ var ErrNotLeased = errors.New("frontier: request is not leased")
 // queued requests; nothing scans all authorities except Drain and Stats.
 //
 // A queued request costs its Request value, its URL string, a pointer in
-// its authority's queue and its fingerprint in the seen set; the seen set
-// keeps 16 bytes (plus map overhead) for every distinct URL for the life of
+// its authority's queue and its fingerprint in the seen set: about 240 bytes
+// for a 50-byte URL (BenchmarkQueuedMemory). Once done, a URL costs only its
+// fingerprint, 16 bytes plus map overhead (about 40 bytes), for the life of
 // the Memory. Idle authorities (nothing queued or leased) are forgotten.
+//
+// Next hands out the *Request that was pushed; Done and Retry match leases
+// by Seq and URL, so a copy works too.
 type Memory struct {
 	cfg Config
 
@@ -187,7 +191,8 @@ func (m *Memory) place(a *authority) {
 // DepthFirst), and among equals the one served longest ago. When none is
 // ready, Next sleeps until the earliest time one may be, or until Push, Done,
 // Retry or Close; it never polls. It returns ErrExhausted when nothing is
-// queued or leased, ErrClosed after Close, or the context's error.
+// queued, leased or being admitted by a Push, ErrClosed after Close, or the
+// context's error.
 func (m *Memory) Next(ctx context.Context) (*Request, error) {
 	m.mu.Lock()
 	var w *waiter
