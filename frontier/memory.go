@@ -118,12 +118,7 @@ func (m *Memory) Push(_ context.Context, req *Request) (PushResult, error) {
 	// concurrent Push of the same URL a Duplicate while it is asked.
 	m.seen[fp] = struct{}{}
 	if m.cfg.Admit != nil {
-		m.admitting++
-		m.mu.Unlock()
-		err := m.cfg.Admit(req)
-		m.mu.Lock()
-		m.admitting--
-		if err != nil {
+		if err := m.admit(req); err != nil {
 			m.rejects++
 			if m.exhausted() {
 				m.broadcast()
@@ -138,6 +133,18 @@ func (m *Memory) Push(_ context.Context, req *Request) (PushResult, error) {
 	req.Seq = m.seq
 	m.enqueue(req, authorityPrefix(canon))
 	return Added, nil
+}
+
+// admit asks the admission function without holding m.mu, which it
+// releases and takes back (also if the function panics).
+func (m *Memory) admit(req *Request) error {
+	m.admitting++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.admitting--
+	}()
+	return m.cfg.Admit(req)
 }
 
 // authorityPrefix returns the authority a canonical URL starts with.

@@ -377,3 +377,26 @@ func TestNewConfig(t *testing.T) {
 		t.Error("PushResult.String")
 	}
 }
+
+// A panicking admission function leaves the frontier usable.
+func TestMemoryAdmitPanic(t *testing.T) {
+	m := NewMemory(WithAdmit(func(r *Request) error {
+		if r.URL == "http://a.example/panic" {
+			panic("admission bug")
+		}
+		return nil
+	}))
+	defer m.Close()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the admission function's panic did not reach the caller")
+			}
+		}()
+		m.Push(context.Background(), &Request{URL: "http://a.example/panic"})
+	}()
+	mustPush(t, m, "http://a.example/ok")
+	if r, err := m.Next(context.Background()); err != nil || r.URL != "http://a.example/ok" {
+		t.Fatalf("Next after a panic in Push = %v, %v", r, err)
+	}
+}
