@@ -136,7 +136,7 @@ func TestRobotsStatusSemantics(t *testing.T) {
 				}
 				if rec.Robots == nil || rec.Robots.Line != tt.wantLine || rec.Robots.Rule != tt.wantRule ||
 					rec.Robots.URL != "http://a.test/robots.txt" || rec.Robots.Status != 200 ||
-					strings.Join(rec.Robots.Group, ",") != "HeedBot" || len(rec.Robots.GroupLines) != 1 ||
+					strings.Join(rec.Robots.Group, ",") != "HeedBot,OtherBot" || len(rec.Robots.GroupLines) != 2 ||
 					rec.Robots.GroupLines[0] != 5 || !rec.Robots.FetchedAt.Equal(clk.Now()) {
 					t.Errorf("evidence = %+v", rec.Robots)
 				}

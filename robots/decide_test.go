@@ -106,18 +106,20 @@ func TestGroupSelection(t *testing.T) {
 	t.Run("agents of a group and their lines", func(t *testing.T) {
 		f := Parse([]byte("User-agent: *\nUser-agent: FooBot/2\nDisallow: /a\n\nuser-agent: foobot\nDisallow: /b\n"))
 		m := f.Group("FOOBOT").Match()
-		want := []AgentLine{{2, "FooBot/2", "FooBot"}, {5, "foobot", "foobot"}}
+		// Every user-agent line of the merged groups, the "*" sharing the
+		// first group included: the evidence shows who else the rules bind.
+		want := []AgentLine{{1, "*", ""}, {2, "FooBot/2", "FooBot"}, {5, "foobot", "foobot"}}
 		if m.Kind != MatchNamed || m.Token != "FOOBOT" || !reflect.DeepEqual(m.Agents, want) {
 			t.Fatalf("Match = %+v", m)
 		}
-		if got := m.Values(); !reflect.DeepEqual(got, []string{"FooBot/2", "foobot"}) {
+		if got := m.Values(); !reflect.DeepEqual(got, []string{"*", "FooBot/2", "foobot"}) {
 			t.Errorf("Values = %q", got)
 		}
-		if got := m.Lines(); !reflect.DeepEqual(got, []int{2, 5}) {
+		if got := m.Lines(); !reflect.DeepEqual(got, []int{1, 2, 5}) {
 			t.Errorf("Lines = %v", got)
 		}
 		star := f.Group("Other").Match()
-		if star.Kind != MatchStar || !reflect.DeepEqual(star.Agents, []AgentLine{{1, "*", ""}}) {
+		if star.Kind != MatchStar || !reflect.DeepEqual(star.Agents, []AgentLine{{1, "*", ""}, {2, "FooBot/2", "FooBot"}}) {
 			t.Errorf("star Match = %+v", star)
 		}
 		if got := len(f.Group("Other").Rules()); got != 1 {

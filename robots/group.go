@@ -37,8 +37,11 @@ type GroupMatch struct {
 	Kind MatchKind
 	// Token is the product token the group was selected for.
 	Token string
-	// Agents are the user-agent lines that selected the group, in file
-	// order: those naming Token, or the "*" lines. Empty for MatchNone.
+	// Agents are the user-agent lines of the groups that apply, in file
+	// order: the lines naming Token (or the "*" lines) and any other
+	// user-agent line of the same groups, so that a group shared with
+	// another agent (for example through a Sitemap line between two
+	// user-agent lines) shows it. Empty for MatchNone.
 	Agents []AgentLine
 }
 
@@ -120,13 +123,13 @@ func (f *File) Group(token string) *Group {
 	if ValidProductToken(token) {
 		names := func(a AgentLine) bool { return a.Token != "" && strings.EqualFold(a.Token, token) }
 		if gis := f.groupsWhere(names); len(gis) > 0 {
-			return f.merge(MatchNamed, token, gis, names)
+			return f.merge(MatchNamed, token, gis)
 		}
 	}
 	if gis := f.groupsWhere(isStarLine); len(gis) > 0 {
-		return f.merge(MatchStar, token, gis, isStarLine)
+		return f.merge(MatchStar, token, gis)
 	}
-	return f.merge(MatchNone, token, nil, nil)
+	return f.merge(MatchNone, token, nil)
 }
 
 // groupsWhere returns the indices of the parsed groups with an agent line
@@ -142,20 +145,16 @@ func (f *File) groupsWhere(pick func(AgentLine) bool) []int {
 }
 
 // merge builds the Group of the parsed groups gis (in file order): their
-// rules in file order, the first valid Crawl-delay, and the agent lines
-// for which pick is true as the evidence of the match.
-func (f *File) merge(kind MatchKind, token string, gis []int, pick func(AgentLine) bool) *Group {
+// rules in file order, the first valid Crawl-delay, and all their agent
+// lines as the evidence of the match.
+func (f *File) merge(kind MatchKind, token string, gis []int) *Group {
 	match := GroupMatch{Kind: kind, Token: token}
 	var rules []*Rule
 	var delay time.Duration
 	hasDelay := false
 	for _, gi := range gis {
 		pg := &f.groups[gi]
-		for _, a := range f.agentsOf(pg) {
-			if pick(a) {
-				match.Agents = append(match.Agents, a)
-			}
-		}
+		match.Agents = append(match.Agents, f.agentsOf(pg)...)
 		for i := pg.rulesFrom; i < pg.rulesTo; i++ {
 			rules = append(rules, &f.rules[i])
 		}

@@ -314,8 +314,7 @@ func (l *linter) droppedStarRules(f *File) {
 				"the check for dropped \"User-agent: *\" rules stopped here: %d more agents were not checked", len(order)-i)
 			return
 		}
-		names := func(a AgentLine) bool { return strings.EqualFold(a.Token, key) }
-		g := f.merge(MatchNamed, n.first.Token, n.gis, names)
+		g := f.merge(MatchNamed, n.first.Token, n.gis)
 		own := make(map[Rule]bool, len(g.rules))
 		for _, r := range g.rules {
 			own[Rule{Allow: r.Allow, Pattern: r.Pattern}] = true
