@@ -329,3 +329,48 @@ func TestRunTwiceIsAnError(t *testing.T) {
 		t.Error("second Run accepted")
 	}
 }
+
+// TestCookiesStayWithTheirAuthority: a redirect to another authority is a
+// new request; cookies one host set are not sent to another.
+func TestCookiesStayWithTheirAuthority(t *testing.T) {
+	var mu sync.Mutex
+	var leaked []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if c := r.Header.Get("Cookie"); c != "" {
+			leaked = append(leaked, r.URL.Path+": "+c)
+		}
+		if a := r.Header.Get("Authorization"); a != "" {
+			leaked = append(leaked, r.URL.Path+": "+a)
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><body>other</body></html>"))
+	}))
+	defer other.Close()
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "secret", Path: "/"})
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<html><body><a href="/go">go</a></body></html>`))
+		case "/go":
+			http.Redirect(w, r, other.URL+"/landing", http.StatusFound)
+		}
+	}))
+	defer first.Close()
+	// Both servers listen on 127.0.0.1 on different ports: different
+	// authorities, and the cookie jar must tell them apart by port too.
+	c, err := crawler.New("HeedBot", crawler.WithDelay(0), crawler.WithAllowedDomains("127.0.0.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.FollowLinks()
+	sum := run(t, c, first.URL+"/")
+	if sum.Stats.Pages != 3 {
+		t.Fatalf("pages %d, want 3 (/, /go, /landing)", sum.Stats.Pages)
+	}
+	if len(leaked) > 0 {
+		t.Errorf("credentials crossed authorities: %v", leaked)
+	}
+}

@@ -56,6 +56,7 @@ func newDownloader(userAgent string, timeout time.Duration, maxBody int, transpo
 	}
 	c.WithTransport(&boundedTransport{next: transport, max: int64(maxBody)})
 	c.SetRequestTimeout(timeout)
+	c.SetCookieJar(newAuthorityJar())
 	c.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	d := &downloader{c: c, maxBody: maxBody}
 	c.OnRequest(func(r *colly.Request) {

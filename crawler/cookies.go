@@ -1,0 +1,52 @@
+package crawler
+
+import (
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"sync"
+
+	"github.com/heedcrawl/heed/frontier"
+)
+
+// authorityJar keeps cookies per authority (scheme, host and port), which
+// is stricter than a browser's jar: RFC 6265 shares a host's cookies across
+// ports and schemes, and a Domain attribute shares them across subdomains.
+// heed never lets a cookie one authority set reach another, so following a
+// link or a redirect to another authority carries no credentials.
+type authorityJar struct {
+	mu   sync.Mutex
+	jars map[string]*cookiejar.Jar
+}
+
+func newAuthorityJar() *authorityJar { return &authorityJar{jars: make(map[string]*cookiejar.Jar)} }
+
+func (j *authorityJar) jar(u *url.URL) *cookiejar.Jar {
+	auth, err := frontier.Authority(u.String())
+	if err != nil {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	jar := j.jars[auth]
+	if jar == nil {
+		jar, _ = cookiejar.New(nil)
+		j.jars[auth] = jar
+	}
+	return jar
+}
+
+// SetCookies stores the cookies a response of u set, for u's authority only.
+func (j *authorityJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
+	if jar := j.jar(u); jar != nil {
+		jar.SetCookies(u, cookies)
+	}
+}
+
+// Cookies returns the cookies to send to u: only those its own authority set.
+func (j *authorityJar) Cookies(u *url.URL) []*http.Cookie {
+	if jar := j.jar(u); jar != nil {
+		return jar.Cookies(u)
+	}
+	return nil
+}
