@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// summary is one crawler's runs reduced to what the report shows: medians
+// of the measures that vary with the machine's noise (time, speed,
+// memory), and the worst run of the ones that must hold every time
+// (duplicates, robots.txt counts, missing pages, gap violations).
+type summary struct {
+	Crawler           string  `json:"crawler"`
+	Runs              int     `json:"runs"`
+	UniquePages       float64 `json:"unique_pages_median"`
+	CrawlSeconds      float64 `json:"crawl_seconds_median"`
+	PagesPerSec       float64 `json:"pages_per_sec_median"`
+	PeakRSSMiB        float64 `json:"peak_rss_mib_median"`
+	MaxDuplicates     int     `json:"duplicates_max"`
+	RobotsMin         int     `json:"robots_per_authority_min"`
+	RobotsMax         int     `json:"robots_per_authority_max"`
+	MaxRobotsNotOne   int     `json:"authorities_not_one_robots_max"`
+	MaxMissing        int     `json:"missing_max"`
+	MaxUnexpected     int     `json:"unexpected_max"`
+	MaxGapViolations  int     `json:"gap_violations_max"`
+	MinGapSeconds     float64 `json:"min_gap_seconds"`
+	Interrupted       int     `json:"interrupted_runs"`
+	CrawlerErrors     int64   `json:"crawler_errors_max"`
+	RatioToIdeal      float64 `json:"wall_over_ideal_median,omitempty"`
+	RatioToIdealRobot float64 `json:"wall_over_ideal_with_robots_median,omitempty"`
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// summarise reduces the runs of each crawler, in cfg.Crawlers order.
+func summarise(cfg benchConfig, runs []runResult) []summary {
+	var out []summary
+	for _, c := range cfg.Crawlers {
+		s := summary{Crawler: c, RobotsMin: math.MaxInt, MinGapSeconds: math.Inf(1)}
+		var pages, secs, pps, rss, ideal, idealR []float64
+		for _, r := range runs {
+			if r.Crawler != c {
+				continue
+			}
+			s.Runs++
+			pages = append(pages, float64(r.Hits.UniquePages))
+			secs = append(secs, r.Child.CrawlSeconds)
+			pps = append(pps, r.PagesPerSec)
+			rss = append(rss, float64(r.Child.PeakRSSKiB)/1024)
+			s.MaxDuplicates = max(s.MaxDuplicates, r.Hits.DuplicateFetches)
+			s.RobotsMin = min(s.RobotsMin, r.Hits.RobotsMin)
+			s.RobotsMax = max(s.RobotsMax, r.Hits.RobotsMax)
+			s.MaxRobotsNotOne = max(s.MaxRobotsNotOne, r.Hits.RobotsNotOne)
+			s.MaxMissing = max(s.MaxMissing, r.Hits.Missing)
+			s.MaxUnexpected = max(s.MaxUnexpected, r.Hits.Unexpected)
+			s.MaxGapViolations = max(s.MaxGapViolations, r.Hits.GapViolations)
+			s.MinGapSeconds = math.Min(s.MinGapSeconds, r.Hits.MinGapSeconds)
+			s.CrawlerErrors = max(s.CrawlerErrors, r.Child.Errors)
+			if r.Child.Interrupted {
+				s.Interrupted++
+			}
+			if d := cfg.Shape.CrawlDelay; d > 0 {
+				ideal = append(ideal, r.Child.CrawlSeconds/(float64(cfg.Shape.Pages)*d))
+				idealR = append(idealR, r.Child.CrawlSeconds/(float64(cfg.Shape.Pages+1)*d))
+			}
+		}
+		if s.Runs == 0 {
+			continue
+		}
+		s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.PeakRSSMiB = median(pages), median(secs), median(pps), median(rss)
+		if len(ideal) > 0 {
+			s.RatioToIdeal, s.RatioToIdealRobot = median(ideal), median(idealR)
+		}
+		if math.IsInf(s.MinGapSeconds, 1) {
+			s.MinGapSeconds = 0
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// goal is one target the crawl-core issue sets, with what was measured.
+type goal struct {
+	Name     string  `json:"name"`
+	Target   string  `json:"target"`
+	Measured string  `json:"measured"`
+	Value    float64 `json:"value"`
+	Met      bool    `json:"met"`
+}
+
+// goals evaluates the issue's targets for the benchmark's summaries.
+func goals(cfg benchConfig, sums []summary) []goal {
+	by := map[string]summary{}
+	for _, s := range sums {
+		by[s.Crawler] = s
+	}
+	h, ok := by["heed"]
+	if !ok {
+		return nil
+	}
+	var out []goal
+	switch cfg.Bench {
+	case "throughput":
+		if c, ok := by["colly"]; ok && c.PagesPerSec > 0 && c.PeakRSSMiB > 0 {
+			r := h.PagesPerSec / c.PagesPerSec
+			out = append(out, goal{"unique pages/s, heed ÷ colly (medians)", "≥ 1.20", fmt.Sprintf("%.2f×", r), r, r >= 1.2})
+			m := h.PeakRSSMiB / c.PeakRSSMiB
+			out = append(out, goal{"peak RSS, heed ÷ colly (medians)", "≤ 0.50", fmt.Sprintf("%.2f×", m), m, m <= 0.5})
+		}
+	case "politeness":
+		out = append(out,
+			goal{"wall ÷ ideal, ideal = 51 requests × Crawl-delay (median)", "≤ 1.10", fmt.Sprintf("%.3f", h.RatioToIdealRobot), h.RatioToIdealRobot, h.RatioToIdealRobot <= 1.10},
+			goal{"wall ÷ ideal, ideal = 50 pages × Crawl-delay (median)", "≤ 1.10", fmt.Sprintf("%.3f", h.RatioToIdeal), h.RatioToIdeal, h.RatioToIdeal <= 1.10},
+			goal{"gap violations per crawl (worst run)", "0", fmt.Sprint(h.MaxGapViolations), float64(h.MaxGapViolations), h.MaxGapViolations == 0},
+		)
+	}
+	out = append(out,
+		goal{"robots.txt requests per authority, heed (all runs)", "exactly 1", robotsRange(h), float64(h.RobotsMax), h.RobotsMin == 1 && h.RobotsMax == 1},
+		goal{"duplicate page fetches, heed (worst run)", "0", fmt.Sprint(h.MaxDuplicates), float64(h.MaxDuplicates), h.MaxDuplicates == 0},
+		goal{"expected pages not fetched, heed (worst run)", "0", fmt.Sprint(h.MaxMissing), float64(h.MaxMissing), h.MaxMissing == 0},
+	)
+	return out
+}
+
+func robotsRange(s summary) string {
+	if s.RobotsMin == s.RobotsMax {
+		return fmt.Sprint(s.RobotsMin)
+	}
+	return fmt.Sprintf("%d–%d", s.RobotsMin, s.RobotsMax)
+}
+
+// writeMarkdown prints the report: medians, goals, then every run.
+func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summary, gs []goal) {
+	sh := cfg.Shape
+	fmt.Fprintf(w, "### %s: %d hosts × %d pages × %d B, %d links/page", cfg.Bench, sh.Hosts, sh.Pages, sh.Bytes, sh.Links)
+	if sh.CrawlDelay > 0 {
+		fmt.Fprintf(w, ", Crawl-delay %g s", sh.CrawlDelay)
+	}
+	fmt.Fprintf(w, "; %d requests in flight in all, %d per host; %d runs each, interleaved\n\n", cfg.Workers, cfg.PerHost, cfg.Runs)
+
+	fmt.Fprintln(w, "| crawler | runs | unique pages | wall s | pages/s | peak RSS MiB | dup. fetches (worst) | robots.txt per authority | missing (worst) | unexpected (worst) |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, s := range sums {
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.0f | %.1f | %d | %s | %d | %d |\n",
+			s.Crawler, s.Runs, s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.PeakRSSMiB,
+			s.MaxDuplicates, robotsRange(s), s.MaxMissing, s.MaxUnexpected)
+	}
+	if sh.CrawlDelay > 0 {
+		fmt.Fprintf(w, "\n| crawler | wall s | ideal 50×%g s | wall ÷ ideal(50) | ideal 51×%g s | wall ÷ ideal(51) | gap violations (worst) | min gap s |\n", sh.CrawlDelay, sh.CrawlDelay)
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+		for _, s := range sums {
+			fmt.Fprintf(w, "| %s | %.3f | %.2f | %.3f | %.2f | %.3f | %d | %.4f |\n", s.Crawler, s.CrawlSeconds,
+				float64(sh.Pages)*sh.CrawlDelay, s.RatioToIdeal, float64(sh.Pages+1)*sh.CrawlDelay, s.RatioToIdealRobot,
+				s.MaxGapViolations, s.MinGapSeconds)
+		}
+	}
+	if len(gs) > 0 {
+		fmt.Fprintln(w, "\n| goal | target | measured | met |")
+		fmt.Fprintln(w, "|---|---|---|---|")
+		for _, g := range gs {
+			met := "no"
+			if g.Met {
+				met = "yes"
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", g.Name, g.Target, g.Measured, met)
+		}
+	}
+	fmt.Fprintln(w, "\nIndividual runs:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| run | crawler | unique pages | wall s | pages/s | peak RSS MiB | dup. fetches | robots.txt (min–max) | missing | requests | crawler errors | gap violations | min gap s |")
+	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range runs {
+		fmt.Fprintf(w, "| %d | %s | %d | %.2f | %.0f | %.1f | %d | %d–%d | %d | %d | %d | %d | %.4f |\n",
+			r.Run, r.Crawler, r.Hits.UniquePages, r.Child.CrawlSeconds, r.PagesPerSec, float64(r.Child.PeakRSSKiB)/1024,
+			r.Hits.DuplicateFetches, r.Hits.RobotsMin, r.Hits.RobotsMax, r.Hits.Missing, r.Hits.Requests,
+			r.Child.Errors, r.Hits.GapViolations, r.Hits.MinGapSeconds)
+	}
+	if strings.Contains(strings.Join(cfg.Crawlers, ","), "colly") && cfg.Bench == "throughput" {
+		fmt.Fprintf(w, "\ncolly limit mode: %s\n", cfg.CollyLimit)
+	}
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// newTransport is the one HTTP transport both crawlers download with, so
+// that connection handling is not a difference between them: keep-alives
+// on, up to perHost idle connections kept per host (one for each request
+// a host may have in flight), no proxy, plain HTTP/1.1 (the test site
+// speaks nothing else), and at most budget requests in flight in all.
+//
+// The budget matters for colly, whose async mode starts a goroutine per
+// request and has no global limit of its own: heed never exceeds it
+// anyway, because each of its budget workers has at most one request out.
+func newTransport(perHost, budget int) http.RoundTripper {
+	t := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          0, // no total limit; the per-host limit decides
+		MaxIdleConnsPerHost:   max(perHost, 8),
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	if budget <= 0 {
+		return t
+	}
+	return &budgetTransport{next: t, slots: make(chan struct{}, budget)}
+}
+
+// budgetTransport holds one of its slots from the start of a request until
+// its body is closed, so a download counts against the budget while its
+// body is read, not only until the headers arrive.
+type budgetTransport struct {
+	next  http.RoundTripper
+	slots chan struct{}
+}
+
+func (t *budgetTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	select {
+	case t.slots <- struct{}{}:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		<-t.slots
+		return resp, err
+	}
+	resp.Body = &slotBody{ReadCloser: resp.Body, release: func() { <-t.slots }}
+	return resp, nil
+}
+
+type slotBody struct {
+	io.ReadCloser
+	once    sync.Once
+	release func()
+}
+
+func (b *slotBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.release)
+	return err
+}
