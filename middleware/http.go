@@ -19,6 +19,11 @@ type HTTPFetcher struct {
 	UserAgent string
 	// MaxBody caps a body; 0 means 10 MiB.
 	MaxBody int64
+	// StreamSitemaps returns the body of KindSitemap requests as
+	// Response.Stream, uncapped (the sitemap parser bounds what it reads),
+	// instead of reading it into Body. The Client's Timeout still covers
+	// reading it.
+	StreamSitemaps bool
 }
 
 // Fetch downloads req.
@@ -44,6 +49,9 @@ func (h *HTTPFetcher) Fetch(ctx context.Context, req *frontier.Request) (*Respon
 	resp, err := c.Do(hr)
 	if err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", req.URL, err)
+	}
+	if h.StreamSitemaps && req.Kind == frontier.KindSitemap {
+		return &Response{Request: req, URL: req.URL, Status: resp.StatusCode, Header: resp.Header, Stream: resp.Body, Elapsed: time.Since(start)}, nil
 	}
 	defer resp.Body.Close()
 	limit := h.MaxBody

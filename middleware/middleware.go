@@ -21,6 +21,7 @@ package middleware
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -73,6 +74,13 @@ type Response struct {
 	// Body is the response body, decompressed, at most the downloader's
 	// size limit.
 	Body []byte
+	// Stream, when not nil, is the body as a stream and Body is nil: a
+	// downloader streams bodies too large to hold (heed's sitemaps, up to
+	// 50 MiB uncompressed, are read as they arrive). Whoever ends up with
+	// the Response must close it, and a stage that drops such a response
+	// closes it first. The politeness stage keeps the authority's slot
+	// until it is closed, so a long body holds its host like any request.
+	Stream io.ReadCloser
 	// Truncated reports that the body was cut at the size limit.
 	Truncated bool
 	// Elapsed is the time from sending the request to the end of the body.

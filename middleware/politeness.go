@@ -3,6 +3,8 @@ package middleware
 import (
 	"context"
 	"errors"
+	"io"
+	"sync"
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
@@ -53,6 +55,12 @@ func Politeness(p Pacer) Stage {
 				// would only delay the accounting of its URLs.
 				fb = politeness.Feedback{}
 			}
+			if resp != nil && resp.Stream != nil {
+				// The body is still arriving: the slot is the host's until
+				// the reader is done with it.
+				resp.Stream = &releaseOnClose{ReadCloser: resp.Stream, release: func() { p.Release(auth, fb) }}
+				return resp, err
+			}
 			p.Release(auth, fb)
 			return resp, err
 		})
@@ -70,4 +78,18 @@ func feedback(resp *Response, err error) politeness.Feedback {
 		return politeness.Feedback{Status: de.Status, RetryAfter: de.RetryAfter, Err: de.Err}
 	}
 	return politeness.Feedback{Err: err}
+}
+
+// releaseOnClose gives a streamed response's authority slot back when the
+// stream is closed, once however often Close is called.
+type releaseOnClose struct {
+	io.ReadCloser
+	once    sync.Once
+	release func()
+}
+
+func (r *releaseOnClose) Close() error {
+	err := r.ReadCloser.Close()
+	r.once.Do(r.release)
+	return err
 }

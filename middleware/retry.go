@@ -62,6 +62,9 @@ func (r *Retry) Stage() Stage {
 				return nil, r.deferral(req, 0, "", err)
 			}
 			if r.retryableStatus(resp.Status) && req.Attempt < r.MaxRetries {
+				if resp.Stream != nil {
+					resp.Stream.Close() // dropped: the retry fetches it anew
+				}
 				return nil, r.deferral(req, resp.Status, resp.Header.Get("Retry-After"), nil)
 			}
 			return resp, nil

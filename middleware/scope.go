@@ -17,6 +17,8 @@ import (
 // Check is cheap and is asked when a URL is admitted to the frontier (after
 // deduplication, so each excluded URL is recorded once); as a Stage it
 // guards the chain against requests that reach it by another way.
+// Sitemaps are checked against the domains only; Include, Exclude and
+// MaxDepth apply to pages.
 type Scope struct {
 	// Domains lists the allowed domains. A URL is in scope when its host
 	// equals one of them or is a subdomain of one ("example.com" allows
@@ -40,6 +42,12 @@ func (s *Scope) Check(req *frontier.Request) error {
 	}
 	if len(s.Domains) > 0 && !s.domainAllowed(u.Hostname()) {
 		return s.record(req, skiplog.Offsite, fmt.Sprintf("host %s is not in the allowed domains", u.Hostname()))
+	}
+	if req.Kind != frontier.KindPage {
+		// URL patterns and depth describe pages: a sitemap's Depth counts
+		// index levels, and the pages it lists meet the patterns when
+		// they are queued.
+		return nil
 	}
 	for _, re := range s.Exclude {
 		if re.MatchString(req.URL) {
