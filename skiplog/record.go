@@ -55,8 +55,17 @@ const (
 	// (timeout, connection refused, body over the size limit, ...).
 	FetchError Reason = "fetch-error"
 	// SitemapFilter: a sitemap entry was refused by the user's sitemap
-	// filters (URL pattern or lastmod).
+	// filters (URL pattern, sitemap rules or lastmod); Detail says which.
+	// The same URL may still be fetched when a link leads to it.
 	SitemapFilter Reason = "sitemap-filter"
+	// SitemapScope: a sitemap listed a URL outside what it may list (by
+	// default its own scheme, host and port; see sitemap.Scope). Detail
+	// names the sitemap and the line.
+	SitemapScope Reason = "sitemap-scope"
+	// SitemapLimit: a sitemap was not read because a sitemap limit was
+	// reached: indexes nested deeper than the limit, or the most sitemaps
+	// read from one authority. Detail says which.
+	SitemapLimit Reason = "sitemap-limit"
 	// Interrupted: the crawl stopped (signal or cancelled context) while
 	// the URL was still queued.
 	Interrupted Reason = "interrupted"
@@ -66,7 +75,8 @@ const (
 var Reasons = []Reason{
 	RobotsDisallow, RobotsUnreachable, CrawlDelayTooLong, Offsite, Depth,
 	Filter, MaxPages, RedirectBlocked, RedirectLimit, RedirectLoop,
-	InvalidURL, FetchError, SitemapFilter, Interrupted,
+	InvalidURL, FetchError, SitemapFilter, SitemapScope, SitemapLimit,
+	Interrupted,
 }
 
 // Record is one excluded URL. It implements error so that a stage can
