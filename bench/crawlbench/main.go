@@ -150,7 +150,7 @@ func parseFlags(bench string, args []string, stderr io.Writer) (benchConfig, str
 		return cfg, "", fmt.Errorf(`-colly-limit %q: "per-host" or "star"`, cfg.CollyLimit)
 	}
 	// The site checks its own shape (hosts, pages, sizes) when it starts.
-	if _, err := validateShape(cfg.Shape); err != nil {
+	if err := validateShape(cfg.Shape); err != nil {
 		return cfg, "", err
 	}
 	return cfg, *outDir, nil

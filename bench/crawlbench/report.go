@@ -27,6 +27,7 @@ type summary struct {
 	MaxUnexpected     int     `json:"unexpected_max"`
 	MaxGapViolations  int     `json:"gap_violations_max"`
 	MinGapSeconds     float64 `json:"min_gap_seconds"`
+	SpanSeconds       float64 `json:"span_seconds_median"`
 	Interrupted       int     `json:"interrupted_runs"`
 	CrawlerErrors     int64   `json:"crawler_errors_max"`
 	RatioToIdeal      float64 `json:"wall_over_ideal_median,omitempty"`
@@ -51,7 +52,7 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 	var out []summary
 	for _, c := range cfg.Crawlers {
 		s := summary{Crawler: c, RobotsMin: math.MaxInt, MinGapSeconds: math.Inf(1)}
-		var pages, secs, pps, rss, ideal, idealR []float64
+		var pages, secs, pps, rss, spans, ideal, idealR []float64
 		for _, r := range runs {
 			if r.Crawler != c {
 				continue
@@ -61,6 +62,7 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 			secs = append(secs, r.Child.CrawlSeconds)
 			pps = append(pps, r.PagesPerSec)
 			rss = append(rss, float64(r.Child.PeakRSSKiB)/1024)
+			spans = append(spans, r.Hits.SpanSeconds)
 			s.MaxDuplicates = max(s.MaxDuplicates, r.Hits.DuplicateFetches)
 			s.RobotsMin = min(s.RobotsMin, r.Hits.RobotsMin)
 			s.RobotsMax = max(s.RobotsMax, r.Hits.RobotsMax)
@@ -82,6 +84,7 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 			continue
 		}
 		s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.PeakRSSMiB = median(pages), median(secs), median(pps), median(rss)
+		s.SpanSeconds = median(spans)
 		if len(ideal) > 0 {
 			s.RatioToIdeal, s.RatioToIdealRobot = median(ideal), median(idealR)
 		}
@@ -160,12 +163,12 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 			s.MaxDuplicates, robotsRange(s), s.MaxMissing, s.MaxUnexpected)
 	}
 	if sh.CrawlDelay > 0 {
-		fmt.Fprintf(w, "\n| crawler | wall s | ideal 50×%g s | wall ÷ ideal(50) | ideal 51×%g s | wall ÷ ideal(51) | gap violations (worst) | min gap s |\n", sh.CrawlDelay, sh.CrawlDelay)
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintf(w, "\n| crawler | wall s | ideal 50×%g s | wall ÷ ideal(50) | ideal 51×%g s | wall ÷ ideal(51) | longest host span s | gap violations (worst) | min gap s |\n", sh.CrawlDelay, sh.CrawlDelay)
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, s := range sums {
-			fmt.Fprintf(w, "| %s | %.3f | %.2f | %.3f | %.2f | %.3f | %d | %.4f |\n", s.Crawler, s.CrawlSeconds,
+			fmt.Fprintf(w, "| %s | %.3f | %.2f | %.3f | %.2f | %.3f | %.3f | %d | %.4f |\n", s.Crawler, s.CrawlSeconds,
 				float64(sh.Pages)*sh.CrawlDelay, s.RatioToIdeal, float64(sh.Pages+1)*sh.CrawlDelay, s.RatioToIdealRobot,
-				s.MaxGapViolations, s.MinGapSeconds)
+				s.SpanSeconds, s.MaxGapViolations, s.MinGapSeconds)
 		}
 	}
 	if len(gs) > 0 {
