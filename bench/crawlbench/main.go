@@ -156,6 +156,10 @@ func parseFlags(bench string, args []string, stderr io.Writer) (benchConfig, str
 	return cfg, *outDir, nil
 }
 
+// buildRevision names the commit measured when the binary was built from
+// an export rather than a git work tree (bench/crawl.sh --rev sets it).
+var buildRevision string
+
 // environment describes where the figures were measured.
 type environment struct {
 	GoVersion  string `json:"go_version"`
@@ -173,7 +177,9 @@ func currentEnvironment() environment {
 		GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Time: time.Now().UTC().Format(time.RFC3339),
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if buildRevision != "" {
+		e.Revision = buildRevision
+	} else if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
