@@ -1,21 +1,26 @@
 package crawler
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
-
-	"github.com/heedcrawl/heed/skiplog"
 )
 
-// Pipeline is one stage of item processing, as in Scrapy: it may
-// transform, validate or enrich an item and return it, drop it by
-// returning an error made with Drop, or fail with any other error. Errors
-// are counted and logged; they never stop the crawl.
+// Pipeline is one stage of item processing, as in Scrapy's item
+// pipelines: it may transform, validate or enrich an item and return it
+// (the same value or a new one, of any type), drop it by returning an
+// error made with Drop, or fail with any other error.
+//
+// A dropped or failed item goes no further: it is counted (Snapshot's
+// ItemsDropped, Dropped by reason, ItemErrors), logged with its page's URL
+// and handed to the OnItemDropped hooks. Neither ever stops the crawl; a
+// panicking stage is recovered and counts as a failure.
+//
+// The response the item was emitted from travels in ctx: ItemSource(ctx)
+// returns it, for a stage that records where an item came from. Process
+// may be called from several goroutines at once (one per worker); a stage
+// with state guards it.
 type Pipeline interface {
 	Process(ctx context.Context, item any) (any, error)
 }
@@ -27,22 +32,84 @@ type PipelineFunc func(ctx context.Context, item any) (any, error)
 func (f PipelineFunc) Process(ctx context.Context, item any) (any, error) { return f(ctx, item) }
 
 // DropError is a pipeline's decision to drop an item, with the reason.
+// The reason is counted in the crawl's statistics, so it should name a
+// kind of problem ("no price"), not one item.
 type DropError struct{ Reason string }
 
 func (e *DropError) Error() string { return "item dropped: " + e.Reason }
 
-// Drop returns the error a pipeline returns to drop an item.
+// Drop returns the error a pipeline returns to drop an item for reason.
 func Drop(reason string) error { return &DropError{Reason: reason} }
 
-// Exporter writes items somewhere (a feed file, a database). Export is
-// called for one item at a time, never concurrently; Close once at the end
-// of the crawl, also when it was interrupted.
+// Stage makes a pipeline stage of a function of one item type: items of
+// type T go through fn, items of any other type pass through untouched.
+// It spares a stage the type switch, so pipelines for several item types
+// compose:
+//
+//	c.Pipeline(
+//		crawler.Stage(func(ctx context.Context, p Product) (Product, error) {
+//			if p.Price == 0 {
+//				return p, crawler.Drop("no price")
+//			}
+//			p.URL = crawler.ItemSource(ctx).URL.String()
+//			return p, nil
+//		}),
+//	)
+//
+// When the emitted values are pointers, T is the pointer type.
+func Stage[T any](fn func(ctx context.Context, item T) (T, error)) Pipeline {
+	return PipelineFunc(func(ctx context.Context, item any) (any, error) {
+		t, ok := item.(T)
+		if !ok {
+			return item, nil
+		}
+		return fn(ctx, t)
+	})
+}
+
+// Dedup returns a stage that drops every item of type T whose key was
+// seen before in this crawl, with reason "duplicate", like the duplicates
+// filter in Scrapy's documentation. Items of other types pass. It keeps
+// every key in memory for the whole crawl.
+func Dedup[T any, K comparable](key func(T) K) Pipeline {
+	var mu sync.Mutex
+	seen := make(map[K]struct{})
+	return Stage(func(_ context.Context, item T) (T, error) {
+		k := key(item)
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := seen[k]; dup {
+			return item, Drop("duplicate")
+		}
+		seen[k] = struct{}{}
+		return item, nil
+	})
+}
+
+type sourceKey struct{}
+
+// ItemSource returns the response the item being processed was emitted
+// from: its URL, status, headers and body, and the request with its depth,
+// referrer, callback name and meta. It returns nil when ctx is not a
+// pipeline's.
+func ItemSource(ctx context.Context) *Response {
+	r, _ := ctx.Value(sourceKey{}).(*Response)
+	return r
+}
+
+// Exporter writes items somewhere: a feed file, a database, a channel.
+// Export is called for one item at a time, never concurrently, after the
+// pipelines; Close once at the end of the crawl, also when it was
+// interrupted, so Close is where a format writes its trailer (the JSON
+// array's closing bracket) and flushes. heed's exporters are JSONLines,
+// JSONArray and CSV; OpenFeed opens one on a file by its name.
 type Exporter interface {
 	Export(item any) error
 	Close() error
 }
 
-// Pipeline appends item pipelines; items pass them in order.
+// Pipeline appends item pipeline stages; items pass them in order. Call
+// it before Run.
 func (c *Crawler) Pipeline(p ...Pipeline) {
 	c.mu.Lock()
 	c.pipelines = append(c.pipelines, p...)
@@ -50,7 +117,7 @@ func (c *Crawler) Pipeline(p ...Pipeline) {
 }
 
 // Export adds exporters; every item that passes the pipelines goes to
-// each of them.
+// each of them. The crawl closes them when it ends. Call it before Run.
 func (c *Crawler) Export(e ...Exporter) {
 	c.mu.Lock()
 	c.exporters = append(c.exporters, e...)
@@ -77,44 +144,70 @@ func newItemSink(c *Crawler, cfg *config) *itemSink {
 	return s
 }
 
+// emit takes one item through the pipelines, then to every exporter.
 func (r *run) emit(resp *Response, item any) {
 	s := r.items
-	ctx := context.Background()
-	for _, p := range s.pipelines {
-		out, err := p.Process(ctx, item)
-		var drop *DropError
-		switch {
-		case errors.As(err, &drop):
-			r.stats.itemDropped()
-			r.cfg.logger.Info("item dropped", "url", resp.Request.URL, "reason", drop.Reason)
-			return
-		case err != nil:
-			r.stats.itemError()
-			r.cfg.logger.Error("item pipeline", "url", resp.Request.URL, "error", err)
+	ctx := context.WithValue(context.Background(), sourceKey{}, resp)
+	for i, p := range s.pipelines {
+		out, err := runStage(ctx, p, item)
+		if err != nil {
+			r.itemFailed(resp, item, i, err)
 			return
 		}
 		item = out
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
-		r.stats.itemError()
-		r.cfg.logger.Error("item emitted after the crawl ended", "url", resp.Request.URL)
+		s.mu.Unlock()
+		r.itemFailed(resp, item, -1, errors.New("item emitted after the crawl ended"))
 		return
 	}
-	failed := false
+	var errs []error
 	for _, e := range s.exporters {
-		if err := e.Export(item); err != nil {
-			failed = true
-			r.cfg.logger.Error("item export", "url", resp.Request.URL, "error", err)
+		if err := exportSafely(e, item); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	if failed {
-		r.stats.itemError()
+	s.mu.Unlock()
+	if len(errs) > 0 {
+		r.itemFailed(resp, item, -1, fmt.Errorf("export: %w", errors.Join(errs...)))
 		return
 	}
 	r.stats.item()
 	r.c.hooks.item(item)
+}
+
+// itemFailed accounts for an item that did not reach the exporters.
+func (r *run) itemFailed(resp *Response, item any, stage int, err error) {
+	var drop *DropError
+	if errors.As(err, &drop) {
+		r.stats.itemDropped(drop.Reason)
+		r.cfg.logger.Info("item dropped", "url", resp.Request.URL, "stage", stage, "reason", drop.Reason)
+	} else {
+		r.stats.itemError()
+		r.cfg.logger.Error("item failed", "url", resp.Request.URL, "stage", stage, "error", err)
+	}
+	r.c.hooks.dropped(item, err)
+}
+
+// runStage runs one stage, turning a panic into an error: a bug in a
+// pipeline costs one item, not the crawl.
+func runStage(ctx context.Context, p Pipeline, item any) (out any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = nil, fmt.Errorf("pipeline panicked: %v", v)
+		}
+	}()
+	return p.Process(ctx, item)
+}
+
+func exportSafely(e Exporter, item any) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("exporter panicked: %v", v)
+		}
+	}()
+	return e.Export(item)
 }
 
 func (s *itemSink) close() error {
@@ -128,111 +221,4 @@ func (s *itemSink) close() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// JSONLines is an Exporter writing one JSON value per line. Each item is
-// written with a single Write call, unbuffered, so an interrupted crawl
-// leaves only complete lines.
-type JSONLines struct {
-	w   io.Writer
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-// NewJSONLines returns a JSON Lines exporter writing to w.
-func NewJSONLines(w io.Writer) *JSONLines {
-	j := &JSONLines{w: w}
-	j.enc = json.NewEncoder(&j.buf)
-	j.enc.SetEscapeHTML(false)
-	return j
-}
-
-// Export writes one item as a line.
-func (j *JSONLines) Export(item any) error {
-	j.buf.Reset()
-	if err := j.enc.Encode(item); err != nil {
-		return fmt.Errorf("jsonlines: %w", err)
-	}
-	_, err := j.w.Write(j.buf.Bytes())
-	return err
-}
-
-// Close syncs the underlying file when it can; it does not close it (the
-// caller that opened it does).
-func (j *JSONLines) Close() error {
-	if s, ok := j.w.(interface{ Sync() error }); ok {
-		return s.Sync()
-	}
-	return nil
-}
-
-// hooks are the crawl's signals, as in Scrapy: start, finish, item
-// scraped, request skipped.
-type hooks struct {
-	mu       sync.RWMutex
-	onStart  []func(*Crawler)
-	onFinish []func(*Crawler, Summary)
-	onItem   []func(any)
-	onSkip   []func(*skiplog.Record)
-}
-
-// OnStart registers fn to run when the crawl starts.
-func (c *Crawler) OnStart(fn func(*Crawler)) {
-	c.hooks.mu.Lock()
-	c.hooks.onStart = append(c.hooks.onStart, fn)
-	c.hooks.mu.Unlock()
-}
-
-// OnFinish registers fn to run when the crawl has finished, with its
-// summary.
-func (c *Crawler) OnFinish(fn func(*Crawler, Summary)) {
-	c.hooks.mu.Lock()
-	c.hooks.onFinish = append(c.hooks.onFinish, fn)
-	c.hooks.mu.Unlock()
-}
-
-// OnItem registers fn to run for every item that reached the exporters.
-func (c *Crawler) OnItem(fn func(item any)) {
-	c.hooks.mu.Lock()
-	c.hooks.onItem = append(c.hooks.onItem, fn)
-	c.hooks.mu.Unlock()
-}
-
-// OnSkip registers fn to run for every skip-log record.
-func (c *Crawler) OnSkip(fn func(*skiplog.Record)) {
-	c.hooks.mu.Lock()
-	c.hooks.onSkip = append(c.hooks.onSkip, fn)
-	c.hooks.mu.Unlock()
-}
-
-func (h *hooks) started(c *Crawler) {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	for _, f := range h.onStart {
-		f(c)
-	}
-}
-
-func (h *hooks) finished(c *Crawler, s Summary) {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	for _, f := range h.onFinish {
-		f(c, s)
-	}
-}
-
-func (h *hooks) item(it any) {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	for _, f := range h.onItem {
-		f(it)
-	}
-}
-
-func (h *hooks) skipped(rec *skiplog.Record) {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	for _, f := range h.onSkip {
-		f(rec)
-	}
 }

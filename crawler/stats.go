@@ -55,6 +55,11 @@ type Snapshot struct {
 	Items        int64 `json:"items"`
 	ItemsDropped int64 `json:"items_dropped"`
 	ItemErrors   int64 `json:"item_errors"`
+	// Dropped counts dropped items by the reason their pipeline gave
+	// (Drop's argument). Past maxDropReasons distinct reasons, the rest
+	// are counted under "other", so a reason that names each item cannot
+	// grow it without bound.
+	Dropped map[string]int64 `json:"dropped,omitempty"`
 	// CallbackErrors counts callbacks that panicked.
 	CallbackErrors int64 `json:"callback_errors"`
 	// Authorities holds the counts per authority.
@@ -73,7 +78,7 @@ type AuthorityStats struct {
 func newStats(now func() time.Time) *Stats {
 	return &Stats{now: now, auth: make(map[string]*AuthorityStats), s: Snapshot{
 		Statuses: map[int]int64{}, Skipped: map[skiplog.Reason]int64{},
-		Deferred: map[string]int64{}, Robots: map[string]int64{},
+		Deferred: map[string]int64{}, Robots: map[string]int64{}, Dropped: map[string]int64{},
 	}}
 }
 
@@ -139,8 +144,21 @@ func (st *Stats) duplicate()     { st.add(func(s *Snapshot) { s.Duplicates++ }) 
 func (st *Stats) ignoredLink()   { st.add(func(s *Snapshot) { s.IgnoredLinks++ }) }
 func (st *Stats) callbackError() { st.add(func(s *Snapshot) { s.CallbackErrors++ }) }
 func (st *Stats) item()          { st.add(func(s *Snapshot) { s.Items++ }) }
-func (st *Stats) itemDropped()   { st.add(func(s *Snapshot) { s.ItemsDropped++ }) }
 func (st *Stats) itemError()     { st.add(func(s *Snapshot) { s.ItemErrors++ }) }
+
+// maxDropReasons bounds Snapshot.Dropped.
+const maxDropReasons = 64
+
+func (st *Stats) itemDropped(reason string) {
+	st.add(func(s *Snapshot) {
+		s.ItemsDropped++
+		if _, ok := s.Dropped[reason]; !ok && len(s.Dropped) >= maxDropReasons {
+			reason = "other"
+		}
+		s.Dropped[reason]++
+	})
+}
+
 func (st *Stats) deferred(why string) {
 	st.add(func(s *Snapshot) { s.Deferred[why]++ })
 }
@@ -154,6 +172,7 @@ func (st *Stats) Snapshot() Snapshot {
 	c.Skipped = cloneMap(st.s.Skipped)
 	c.Deferred = cloneMap(st.s.Deferred)
 	c.Robots = cloneMap(st.s.Robots)
+	c.Dropped = cloneMap(st.s.Dropped)
 	c.Authorities = make(map[string]AuthorityStats, len(st.auth))
 	for a, as := range st.auth {
 		cp := *as
@@ -190,6 +209,21 @@ func (s Snapshot) Rate() float64 {
 	return float64(s.Pages) / s.Elapsed.Seconds()
 }
 
+// ItemRate returns items exported per second over the elapsed time.
+func (s Snapshot) ItemRate() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Items) / s.Elapsed.Seconds()
+}
+
+// Line returns the counts on one line, for a progress display or a
+// periodic log line.
+func (s Snapshot) Line() string {
+	return fmt.Sprintf("pages %d (%.1f/s)  waiting %d  in flight %d  duplicates %d  skipped %d  items %d (%d dropped)  %s",
+		s.Pages, s.Rate(), s.Waiting, s.InFlight, s.Duplicates, s.SkippedTotal(), s.Items, s.ItemsDropped, s.Elapsed.Round(time.Second))
+}
+
 // SkippedTotal returns the number of skip-log records.
 func (s Snapshot) SkippedTotal() int64 {
 	var n int64
@@ -218,7 +252,24 @@ func (s Snapshot) Format(w io.Writer) error {
 	fmt.Fprintf(w, "discovered: %d queued, %d duplicates, %d non-http links ignored\n", s.Queued, s.Duplicates, s.IgnoredLinks)
 	fmt.Fprintf(w, "robots.txt: %d available, %d unavailable (4xx: no restrictions), %d unreachable (complete disallow)\n",
 		s.Robots["available"], s.Robots["unavailable"], s.Robots["unreachable"])
-	fmt.Fprintf(w, "items: %d exported, %d dropped, %d errors\n", s.Items, s.ItemsDropped, s.ItemErrors)
+	fmt.Fprintf(w, "items: %d exported, %d dropped, %d errors", s.Items, s.ItemsDropped, s.ItemErrors)
+	if len(s.Dropped) > 0 {
+		reasons := make([]string, 0, len(s.Dropped))
+		for r := range s.Dropped {
+			reasons = append(reasons, r)
+		}
+		sort.Strings(reasons)
+		fmt.Fprint(w, " (dropped:")
+		for i, r := range reasons {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %s=%d", sep, r, s.Dropped[r])
+		}
+		fmt.Fprint(w, ")")
+	}
+	fmt.Fprintln(w)
 	if s.CallbackErrors > 0 {
 		fmt.Fprintf(w, "callback errors: %d\n", s.CallbackErrors)
 	}
@@ -235,4 +286,98 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// hooks are the crawl's signals, as in Scrapy: start, finish, item
+// scraped, item dropped, request skipped. Hooks run on the goroutine that
+// raised the signal (a worker for items and skips), so a slow hook slows
+// that worker; they may be called concurrently.
+type hooks struct {
+	mu        sync.RWMutex
+	onStart   []func(*Crawler)
+	onFinish  []func(*Crawler, Summary)
+	onItem    []func(any)
+	onDropped []func(any, error)
+	onSkip    []func(*skiplog.Record)
+}
+
+// OnStart registers fn to run when the crawl starts, before the seeds are
+// queued.
+func (c *Crawler) OnStart(fn func(*Crawler)) {
+	c.hooks.mu.Lock()
+	c.hooks.onStart = append(c.hooks.onStart, fn)
+	c.hooks.mu.Unlock()
+}
+
+// OnFinish registers fn to run when the crawl has finished, with its
+// summary, after the exporters and the skip log are closed.
+func (c *Crawler) OnFinish(fn func(*Crawler, Summary)) {
+	c.hooks.mu.Lock()
+	c.hooks.onFinish = append(c.hooks.onFinish, fn)
+	c.hooks.mu.Unlock()
+}
+
+// OnItem registers fn to run for every item that reached the exporters
+// (Scrapy's item_scraped), with the item as the pipelines left it.
+func (c *Crawler) OnItem(fn func(item any)) {
+	c.hooks.mu.Lock()
+	c.hooks.onItem = append(c.hooks.onItem, fn)
+	c.hooks.mu.Unlock()
+}
+
+// OnItemDropped registers fn to run for every item that did not reach the
+// exporters: err is a *DropError when a pipeline dropped it (Scrapy's
+// item_dropped), any other error when a stage or an exporter failed
+// (item_error).
+func (c *Crawler) OnItemDropped(fn func(item any, err error)) {
+	c.hooks.mu.Lock()
+	c.hooks.onDropped = append(c.hooks.onDropped, fn)
+	c.hooks.mu.Unlock()
+}
+
+// OnSkip registers fn to run for every skip-log record, as it is written.
+func (c *Crawler) OnSkip(fn func(*skiplog.Record)) {
+	c.hooks.mu.Lock()
+	c.hooks.onSkip = append(c.hooks.onSkip, fn)
+	c.hooks.mu.Unlock()
+}
+
+func (h *hooks) started(c *Crawler) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, f := range h.onStart {
+		f(c)
+	}
+}
+
+func (h *hooks) finished(c *Crawler, s Summary) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, f := range h.onFinish {
+		f(c, s)
+	}
+}
+
+func (h *hooks) item(it any) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, f := range h.onItem {
+		f(it)
+	}
+}
+
+func (h *hooks) dropped(it any, err error) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, f := range h.onDropped {
+		f(it, err)
+	}
+}
+
+func (h *hooks) skipped(rec *skiplog.Record) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, f := range h.onSkip {
+		f(rec)
+	}
 }

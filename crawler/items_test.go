@@ -1,0 +1,258 @@
+package crawler_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/internal/testweb"
+)
+
+type product struct {
+	SKU   string `json:"sku"`
+	Price int    `json:"price"`
+	URL   string `json:"url,omitempty"`
+}
+
+type review struct {
+	SKU   string `json:"sku"`
+	Stars int    `json:"stars"`
+}
+
+// failingExporter fails for one SKU and records the rest.
+type failingExporter struct {
+	failSKU string
+	got     []any
+	closed  bool
+}
+
+func (f *failingExporter) Export(it any) error {
+	if p, ok := it.(product); ok && p.SKU == f.failSKU {
+		return errors.New("disk full")
+	}
+	f.got = append(f.got, it)
+	return nil
+}
+
+func (f *failingExporter) Close() error { f.closed = true; return nil }
+
+// TestPipelineOutcomes: every way an item can end — exported, dropped with
+// a reason, failed in a stage, panicked in a stage, failed in an exporter
+// — is counted, logged to the hooks, and none stops the crawl.
+func TestPipelineOutcomes(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><body>
+			<div class="p" data-sku="ok1" data-price="10"></div>
+			<div class="p" data-sku="ok1" data-price="10"></div>
+			<div class="p" data-sku="free" data-price="0"></div>
+			<div class="p" data-sku="bad" data-price="x"></div>
+			<div class="p" data-sku="boom" data-price="5"></div>
+			<div class="p" data-sku="nodisk" data-price="7"></div>
+			<div class="p" data-sku="ok2" data-price="20"></div>
+			<div class="r" data-sku="ok1" data-stars="4"></div>
+			<a href="/next">next</a></body></html>`)
+	})
+	mux.HandleFunc("/next", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><body><div class="p" data-sku="ok3" data-price="30"></div></body></html>`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	c, err := crawler.New("HeedBot", crawler.WithDelay(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.FollowLinks()
+	c.OnHTML("div.p", func(e *crawler.HTMLElement) {
+		var price int
+		if _, err := fmt.Sscan(e.Attr("data-price"), &price); err != nil {
+			price = -1
+		}
+		e.Emit(product{SKU: e.Attr("data-sku"), Price: price})
+	})
+	c.OnHTML("div.r", func(e *crawler.HTMLElement) {
+		var stars int
+		fmt.Sscan(e.Attr("data-stars"), &stars)
+		e.Emit(review{SKU: e.Attr("data-sku"), Stars: stars})
+	})
+	var sources sync.Map
+	c.Pipeline(
+		crawler.Stage(func(ctx context.Context, p product) (product, error) {
+			switch {
+			case p.Price < 0:
+				return p, fmt.Errorf("unparseable price for %s", p.SKU)
+			case p.Price == 0:
+				return p, crawler.Drop("no price")
+			case p.SKU == "boom":
+				panic("a bug in a stage")
+			}
+			src := crawler.ItemSource(ctx)
+			p.URL = src.URL.String()
+			sources.Store(p.SKU, src.Request.Depth)
+			return p, nil
+		}),
+		crawler.Dedup(func(p product) string { return p.SKU }),
+		// A stage may change an item's type.
+		crawler.Stage(func(_ context.Context, r review) (review, error) { r.Stars *= 10; return r, nil }),
+	)
+	exp := &failingExporter{failSKU: "nodisk"}
+	c.Export(exp)
+	var mu sync.Mutex
+	var dropped []string
+	c.OnItemDropped(func(it any, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var d *crawler.DropError
+		if errors.As(err, &d) {
+			dropped = append(dropped, "drop:"+d.Reason)
+		} else {
+			dropped = append(dropped, "error:"+err.Error())
+		}
+	})
+	sum := run(t, c, srv.URL+"/")
+
+	var skus []string
+	for _, it := range exp.got {
+		switch v := it.(type) {
+		case product:
+			skus = append(skus, v.SKU)
+			if v.URL == "" {
+				t.Errorf("%s: the source URL was not filled in", v.SKU)
+			}
+		case review:
+			if v.Stars != 40 {
+				t.Errorf("review stars %d, want 40", v.Stars)
+			}
+			skus = append(skus, "review")
+		}
+	}
+	sort.Strings(skus)
+	if strings.Join(skus, " ") != "ok1 ok2 ok3 review" {
+		t.Errorf("exported %v", skus)
+	}
+	if d, _ := sources.Load("ok3"); d != 1 {
+		t.Errorf("ok3 came from depth %v, want 1", d)
+	}
+	sort.Strings(dropped)
+	want := []string{"drop:duplicate", "drop:no price", "error:export: disk full", "error:pipeline panicked: a bug in a stage", "error:unparseable price for bad"}
+	if fmt.Sprint(dropped) != fmt.Sprint(want) {
+		t.Errorf("dropped hooks %q\nwant %q", dropped, want)
+	}
+	s := sum.Stats
+	if s.Items != 4 || s.ItemsDropped != 2 || s.ItemErrors != 3 || s.Dropped["no price"] != 1 || s.Dropped["duplicate"] != 1 || s.Pages != 2 {
+		t.Errorf("stats: items %d dropped %d %v errors %d pages %d", s.Items, s.ItemsDropped, s.Dropped, s.ItemErrors, s.Pages)
+	}
+	if !exp.closed {
+		t.Error("exporter not closed")
+	}
+	var buf bytes.Buffer
+	s.Format(&buf)
+	if !strings.Contains(buf.String(), "items: 4 exported, 2 dropped, 3 errors (dropped: duplicate=1, no price=1)") {
+		t.Errorf("summary:\n%s", buf.String())
+	}
+}
+
+func TestItemSourceOutsidePipeline(t *testing.T) {
+	if crawler.ItemSource(context.Background()) != nil {
+		t.Error("a source outside a pipeline")
+	}
+	p, err := crawler.Stage(func(_ context.Context, n int) (int, error) { return n + 1, nil }).Process(context.Background(), "not an int")
+	if p != "not an int" || err != nil {
+		t.Errorf("Stage touched another type: %v, %v", p, err)
+	}
+}
+
+// TestInterruptedFeedsAreValid cancels a crawl midway with feeds of every
+// format attached, compressed or not, and checks that each is a valid
+// document holding exactly the items the crawl counted.
+func TestInterruptedFeedsAreValid(t *testing.T) {
+	site := startGenerated(t, testweb.Generated{Hosts: 2, PagesPerHost: 200, PageBytes: 1024, LinksPerPage: 5, Seed: 11})
+	c, err := crawler.New("HeedBot", crawler.WithDelay(0), crawler.WithConcurrencyPerHost(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.FollowLinks()
+	c.EmitPages()
+	dir := t.TempDir()
+	names := []string{"p.jsonl", "p.json", "p.csv", "p.jsonl.gz", "p.json.gz", "p.csv.gz"}
+	for _, n := range names {
+		f, err := crawler.OpenFeed(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Export(f)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.OnItem(func(any) {
+		if c.Stats().Snapshot().Items >= 25 {
+			cancel()
+		}
+	})
+	sum, err := c.Run(ctx, site.Seeds()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Interrupted {
+		t.Fatal("the crawl was not interrupted")
+	}
+	n := int(sum.Stats.Items)
+	for _, name := range names {
+		b := readFeed(t, filepath.Join(dir, name), strings.HasSuffix(name, ".gz"))
+		var pages []crawler.Page
+		switch {
+		case strings.Contains(name, ".jsonl"):
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			for sc.Scan() {
+				var p crawler.Page
+				if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+					t.Fatalf("%s: incomplete line %q: %v", name, sc.Text(), err)
+				}
+				pages = append(pages, p)
+			}
+		case strings.Contains(name, ".json"):
+			if err := json.Unmarshal(b, &pages); err != nil {
+				t.Fatalf("%s: not a closed JSON array: %v", name, err)
+			}
+		default:
+			rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if strings.Join(rows[0], ",") != "url,status,title,depth,referrer,bytes,links,fetched_at" {
+				t.Fatalf("%s: header %q", name, rows[0])
+			}
+			for _, r := range rows[1:] {
+				pages = append(pages, crawler.Page{URL: r[0]})
+			}
+		}
+		if len(pages) != n {
+			t.Errorf("%s holds %d items, the crawl counted %d", name, len(pages), n)
+		}
+		for _, p := range pages {
+			if !strings.HasPrefix(p.URL, "http://") {
+				t.Errorf("%s: item without a URL: %+v", name, p)
+				break
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.csv")); err != nil {
+		t.Fatal(err)
+	}
+}
