@@ -37,6 +37,9 @@ type hitStats struct {
 	// SpanSeconds is the longest time from an authority's first request
 	// to its last one.
 	SpanSeconds float64 `json:"span_seconds"`
+	// First and Last are the arrival times of the first and last request.
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
 }
 
 // analyse reads the hit log of a closed site. gap is the spacing every
@@ -65,6 +68,12 @@ func analyse(site *testweb.Site, agent string, gap time.Duration) hitStats {
 	byAuth := map[string][]time.Time{}
 	robots := map[string]int{}
 	for _, h := range hits {
+		if st.First.IsZero() || h.Time.Before(st.First) {
+			st.First = h.Time
+		}
+		if h.Time.After(st.Last) {
+			st.Last = h.Time
+		}
 		byAuth[h.Authority] = append(byAuth[h.Authority], h.Time)
 		if h.Path == "/robots.txt" {
 			robots[h.Authority]++

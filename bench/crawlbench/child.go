@@ -44,6 +44,11 @@ type childResult struct {
 	// CrawlSeconds is the wall time of the crawl alone: from handing the
 	// seeds to the crawler until it reports the crawl finished.
 	CrawlSeconds float64 `json:"crawl_seconds"`
+	// Start and End bound the crawl on the wall clock the site's hit log
+	// uses too (both processes read the same system clock), so the report
+	// can tell start-up and wind-down from the requests themselves.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
 	// PeakRSSKiB is VmHWM from /proc/self/status at the end: the peak
 	// resident set of this process since it was executed.
 	PeakRSSKiB int64 `json:"peak_rss_kib"`

@@ -69,6 +69,8 @@ func crawlColly(ctx context.Context, spec childSpec) (childResult, error) {
 	elapsed := time.Since(start)
 	return childResult{
 		CrawlSeconds: elapsed.Seconds(),
+		Start:        start,
+		End:          start.Add(elapsed),
 		Pages:        pages.Load(),
 		Errors:       errs.Load(),
 		Skipped:      skipped.Load(),

@@ -61,6 +61,11 @@ type runResult struct {
 	// for reference only: on Linux it includes the driver's own peak (see
 	// peakRSS), so the report uses the child's VmHWM instead.
 	RusageMaxRSSKiB int64 `json:"rusage_maxrss_kib"`
+	// LeadSeconds is the time from the crawl's start to the site's first
+	// request; TailSeconds from the last request's arrival to the crawl's
+	// end (that response, and the crawler noticing it is done).
+	LeadSeconds float64 `json:"lead_seconds"`
+	TailSeconds float64 `json:"tail_seconds"`
 }
 
 // crawlOnce starts a fresh site, runs one crawler against it in a child
@@ -116,6 +121,10 @@ func crawlOnce(ctx context.Context, cfg benchConfig, crawler string, run int, pr
 	site.Close() // every handler has returned: the hit log is complete
 	gap := time.Duration(cfg.Shape.CrawlDelay * float64(time.Second))
 	res.Hits = analyse(site, heedAgent, gap)
+	if !res.Hits.First.IsZero() {
+		res.LeadSeconds = res.Hits.First.Sub(res.Child.Start).Seconds()
+		res.TailSeconds = res.Child.End.Sub(res.Hits.Last).Seconds()
+	}
 	if res.Child.CrawlSeconds > 0 {
 		res.PagesPerSec = float64(res.Hits.UniquePages) / res.Child.CrawlSeconds
 	}

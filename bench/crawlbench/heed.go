@@ -36,6 +36,8 @@ func crawlHeed(ctx context.Context, spec childSpec) (childResult, error) {
 	}
 	return childResult{
 		CrawlSeconds: elapsed.Seconds(),
+		Start:        start,
+		End:          start.Add(elapsed),
 		Pages:        sum.Stats.Pages,
 		Errors:       int64(sum.Skipped.ByReason[skiplog.FetchError]),
 		Skipped:      int64(sum.Skipped.Total),
