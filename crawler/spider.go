@@ -2,6 +2,9 @@ package crawler
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,6 +16,73 @@ import (
 
 	"github.com/heedcrawl/heed/frontier"
 )
+
+// Spider is a crawl written as a Go type, as in Scrapy: a name, where to
+// start, and the callbacks that parse what comes back. Setup registers
+// the callbacks (OnHTML, Handle(name) for the callbacks that requests
+// name, Pipeline, Export, hooks) on a crawler made for the spider; its
+// methods make natural callbacks:
+//
+//	func (s *shop) Setup(c *crawler.Crawler) error {
+//		c.OnHTML("a.product", func(e *crawler.HTMLElement) {
+//			e.Follow(e.Attr("href"), crawler.WithCallback("product"))
+//		})
+//		c.Handle("product").OnHTML("main", s.parseProduct)
+//		return nil
+//	}
+//
+// A spider with settings of its own (a delay, sitemaps to read, a scope)
+// also implements SpiderOptions. RunSpider runs one; NewSpider builds the
+// crawler for a program that adds exporters or hooks before running it.
+type Spider interface {
+	// Name is the product token the spider identifies itself with, as
+	// the User-Agent's product and in robots.txt ("ExampleBot"): letters,
+	// '-' and '_'.
+	Name() string
+	// StartURLs are the seeds. A spider that starts from sitemaps only
+	// returns none and sets WithSitemaps in its Options.
+	StartURLs() []string
+	// Setup registers the spider's callbacks; an error stops the crawl
+	// before it starts.
+	Setup(c *Crawler) error
+}
+
+// SpiderOptions is implemented by a spider with settings of its own, like
+// Scrapy's custom_settings. They apply before the options given to
+// RunSpider or NewSpider, which therefore win.
+type SpiderOptions interface {
+	Options() []Option
+}
+
+// NewSpider returns a crawler named, configured and set up by s; run it
+// with c.Run(ctx, s.StartURLs()...).
+func NewSpider(s Spider, opts ...Option) (*Crawler, error) {
+	if s == nil {
+		return nil, errors.New("crawler: nil spider")
+	}
+	var all []Option
+	if so, ok := s.(SpiderOptions); ok {
+		all = append(all, so.Options()...)
+	}
+	c, err := New(s.Name(), append(all, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Setup(c); err != nil {
+		return nil, fmt.Errorf("crawler: spider %s: %w", s.Name(), err)
+	}
+	return c, nil
+}
+
+// RunSpider crawls with s from its start URLs until the crawl is done or
+// ctx is cancelled, as Crawler.Run does.
+func RunSpider(ctx context.Context, s Spider, opts ...Option) (Summary, error) {
+	c, err := NewSpider(s, opts...)
+	if err != nil {
+		return Summary{}, err
+	}
+	return c.Run(ctx, s.StartURLs()...)
+}
 
 // Handler holds the callbacks for one kind of response. The crawler itself
 // is the default handler (requests without a callback name); Handle(name)
@@ -30,6 +100,10 @@ type htmlCallback struct {
 	selector string
 	fn       func(*HTMLElement)
 }
+
+// Name returns the handler's callback name ("" for the crawler's default
+// handler).
+func (h *Handler) Name() string { return h.name }
 
 type xmlCallback struct {
 	query string
