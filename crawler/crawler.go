@@ -141,6 +141,8 @@ func (c *Crawler) Stats() *Stats { return c.stats }
 type Summary struct {
 	Stats   Snapshot
 	Skipped skiplog.Summary
+	// Sitemaps is what the crawl did with sitemaps.
+	Sitemaps SitemapStats
 	// Interrupted reports that the crawl was stopped before its frontier
 	// was exhausted.
 	Interrupted bool
@@ -179,6 +181,7 @@ type run struct {
 	down   *downloader
 	skips  *skiplog.Writer
 	items  *itemSink
+	maps   *sitemapReader
 
 	wg sync.WaitGroup
 }
@@ -199,7 +202,7 @@ func (c *Crawler) newRun(seeds []string) (*run, error) {
 	r.pacer = pacer
 	domains := cfg.domains
 	if len(domains) == 0 {
-		for _, s := range seeds {
+		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.urls...) {
 			if u, err := parseHTTPURL(s); err == nil {
 				domains = append(domains, u.Hostname())
 			}
@@ -232,9 +235,11 @@ func (c *Crawler) newRun(seeds []string) (*run, error) {
 	retry := middleware.DefaultRetry()
 	retry.MaxRetries, retry.Base = cfg.retries, cfg.retryBase
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
+	r.maps = newSitemapReader(r, &cfg.sitemaps)
 	r.chain = middleware.Chain(r.down,
 		r.scope.Stage(),
 		r.robots.Stage(),
+		r.maps.stage(),
 		budget.Stage(),
 		pace,
 		retry.Stage(),
@@ -256,12 +261,13 @@ func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 	if err := r.pacer.SetCrawlDelay(e.Authority, e.CrawlDelay()); err != nil {
 		r.cfg.logger.Warn("crawl-delay over the cap: authority excluded", "authority", e.Authority, "error", err)
 	}
+	r.maps.discover(e)
 }
 
 func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	r.stats.start()
 	r.c.hooks.started(r.c)
-	for _, s := range seeds {
+	for _, s := range r.maps.start(seeds) {
 		r.enqueue(&frontier.Request{URL: strings.TrimSpace(s)})
 	}
 	// In-flight requests finish on a context that is not cancelled with
@@ -279,7 +285,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	}
 	r.stats.finish()
 	ierr := r.items.close()
-	sum := Summary{Stats: r.stats.Snapshot(), Skipped: r.skips.Summary(), Interrupted: interrupted}
+	sum := Summary{Stats: r.stats.Snapshot(), Skipped: r.skips.Summary(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
 		ierr = err
@@ -319,6 +325,8 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 		return
 	case errors.As(err, &rec):
 		r.skip(rec)
+	case errors.Is(err, errProbeUnneeded):
+		// A /sitemap.xml guess robots.txt made redundant: nothing to account for.
 	case err != nil:
 		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer})
 	default:
@@ -337,6 +345,10 @@ func (r *run) done(ctx context.Context, req *frontier.Request) {
 // frontier, sitemaps to the sitemap reader, pages to the callbacks.
 func (r *run) handle(resp *middleware.Response) {
 	req := resp.Request
+	if req.Kind == frontier.KindSitemap {
+		r.maps.handle(resp)
+		return
+	}
 	r.stats.fetched(req.Authority(), resp.Status, len(resp.Body))
 	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
 		r.redirect(resp)
@@ -348,8 +360,9 @@ func (r *run) handle(resp *middleware.Response) {
 	r.dispatch(resp)
 }
 
-// enqueue pushes a discovered request and accounts for the outcome.
-func (r *run) enqueue(req *frontier.Request) {
+// enqueue pushes a discovered request, accounts for the outcome and
+// returns it.
+func (r *run) enqueue(req *frontier.Request) frontier.PushResult {
 	res, err := r.front.Push(context.Background(), req)
 	switch res {
 	case frontier.Added:
@@ -369,6 +382,7 @@ func (r *run) enqueue(req *frontier.Request) {
 		}
 		r.skip(rec)
 	}
+	return res
 }
 
 // skip writes one skip-log record and tells the hooks.

@@ -32,6 +32,11 @@ type downloader struct {
 	// (e.Request.Visit); heed turns them into followed links instead of
 	// letting them bypass its frontier and robots check.
 	stray func(parent *colly.Request, rawURL string)
+	// Sitemaps bypass colly (see stream in sitemap_stream.go): they are
+	// fetched on the raw transport, with the same User-Agent and timeout.
+	transport http.RoundTripper
+	userAgent string
+	timeout   time.Duration
 }
 
 const slotKey = "heed.slot"
@@ -58,7 +63,7 @@ func newDownloader(userAgent string, timeout time.Duration, maxBody int, transpo
 	c.SetRequestTimeout(timeout)
 	c.SetCookieJar(newAuthorityJar())
 	c.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
-	d := &downloader{c: c, maxBody: maxBody}
+	d := &downloader{c: c, maxBody: maxBody, transport: transport, userAgent: userAgent, timeout: timeout}
 	c.OnRequest(func(r *colly.Request) {
 		s, _ := r.Ctx.GetAny(slotKey).(*slot)
 		if s == nil || !s.started.CompareAndSwap(false, true) {
@@ -105,6 +110,9 @@ func defaultTransport() *http.Transport {
 // Fetch downloads req with colly and returns the response without
 // following redirects.
 func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middleware.Response, error) {
+	if req.Kind == frontier.KindSitemap {
+		return d.stream(ctx, req)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -37,6 +37,8 @@ type config struct {
 	robotsRetry   time.Duration
 	robotsMaxByte int
 
+	sitemaps sitemapConfig // see sitemap_options.go
+
 	frontier  frontier.Frontier
 	order     frontier.Order
 	transport http.RoundTripper
