@@ -1,0 +1,195 @@
+package redisfrontier
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/redis/go-redis/v9"
+)
+
+// drainBatch bounds the requests one Drain script call removes.
+const drainBatch = 256
+
+// StoredGate is a [frontier.Gate] that keeps each authority's ready time in
+// the frontier's own Redis database, so that Next reads it inside its
+// script: picking a ready authority and leasing its request is then one
+// atomic step with no round trip per authority. heed's fleet-wide pacer,
+// politeness/redispacer.Pacer, is one.
+//
+// Given to a Frontier with [frontier.WithGate] and made from the same
+// Store, it is read in Redis; any other Gate is asked in Go, one round trip
+// per candidate authority.
+type StoredGate interface {
+	frontier.Gate
+	// Store returns the store whose database holds the ready times.
+	Store() *Store
+	// ReadyKeyPrefix returns the prefix of the keys holding ready times:
+	// authority a's ready time is field "ready" of the hash at
+	// ReadyKeyPrefix()+a, an integer number of microseconds of the
+	// store's clock (Redis server time plus [Store.Offset]). A missing
+	// key or field, or a time not after now, means ready now.
+	ReadyKeyPrefix() string
+}
+
+// Counts are a crawl's frontier counts, read from Redis: heed's
+// [frontier.Stats] for the whole crawl, and what only a shared frontier
+// has.
+type Counts struct {
+	frontier.Stats
+	// Reclaimed counts leases that expired and whose requests went back
+	// to their queues. Each such request may be fetched twice: this is
+	// the bound on the crawl's duplicate fetches.
+	Reclaimed int
+	// Ready counts authorities that may be handed out now; Waiting those
+	// held back by a Retry or the Gate.
+	Ready, Waiting int
+	// Admitting counts Pushes in their admission function, in every
+	// process.
+	Admitting int
+}
+
+// Counts reads the crawl's counts in one transaction.
+func (f *Frontier) Counts(ctx context.Context) (Counts, error) {
+	F := f.keys[0]
+	var (
+		n       *redis.SliceCmd
+		leased  *redis.IntCmd
+		seen    *redis.IntCmd
+		byAuth  *redis.MapStringStringCmd
+		ready   *redis.IntCmd
+		waiting *redis.IntCmd
+		admit   *redis.IntCmd
+	)
+	err := f.s.Do(ctx, "stats", func(ctx context.Context) error {
+		_, err := f.s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			n = p.HMGet(ctx, F+"n", "queued", "dups", "rejects", "reclaimed")
+			leased = p.ZCard(ctx, F+"leases")
+			seen = p.SCard(ctx, F+"seen")
+			byAuth = p.HGetAll(ctx, F+"byauth")
+			ready = p.ZCard(ctx, F+"ready")
+			waiting = p.ZCard(ctx, F+"wait")
+			admit = p.ZCard(ctx, F+"admit")
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return Counts{}, err
+	}
+	vals := n.Val()
+	c := Counts{
+		Stats: frontier.Stats{
+			Queued:      atoi(vals[0]),
+			Leased:      int(leased.Val()),
+			Seen:        int(seen.Val()),
+			Duplicates:  atoi(vals[1]),
+			Rejected:    atoi(vals[2]),
+			ByAuthority: make(map[string]int, len(byAuth.Val())),
+		},
+		Reclaimed: atoi(vals[3]),
+		Ready:     int(ready.Val()),
+		Waiting:   int(waiting.Val()),
+		Admitting: int(admit.Val()),
+	}
+	for a, v := range byAuth.Val() {
+		if k := atoi(v); k > 0 {
+			c.ByAuthority[a] = k
+		}
+	}
+	return c, nil
+}
+
+func atoi(v any) int {
+	s, _ := v.(string)
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// Stats reports the crawl's counts (every process's, not this one's). It
+// has no context, so it waits at most 5 s; if Redis cannot answer by then
+// it logs why and returns the last counts it read. It works after Close.
+func (f *Frontier) Stats() frontier.Stats {
+	ctx, cancel := context.WithTimeout(context.Background(), statsTimeout)
+	defer cancel()
+	c, err := f.Counts(ctx)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		f.s.logger().Warn("redisfrontier: stats unavailable; reporting the last ones read", "error", err.Error())
+		return f.lastStats
+	}
+	f.lastStats = c.Stats
+	return c.Stats
+}
+
+// Drain removes every queued request of the crawl (every process's; leased
+// ones stay leased) and passes each to fn, authority by authority in name
+// order, each authority's in queue order, after all are removed. Drained
+// URLs stay seen. If Redis fails part way, fn still gets every request
+// removed so far, and the error is returned. After Close it returns
+// ErrClosed.
+func (f *Frontier) Drain(ctx context.Context, fn func(*frontier.Request)) error {
+	if f.isClosed() {
+		return frontier.ErrClosed
+	}
+	var auths []string
+	err := f.s.Do(ctx, "drain", func(ctx context.Context) error {
+		var err error
+		auths, err = f.s.rdb.HKeys(ctx, f.keys[0]+"byauth").Result()
+		return err
+	})
+	var out []*frontier.Request
+	if err == nil {
+		sort.Strings(auths)
+		out, err = f.drain(ctx, auths)
+	}
+	if fn != nil {
+		for _, r := range out {
+			fn(r)
+		}
+	}
+	return err
+}
+
+func (f *Frontier) drain(ctx context.Context, auths []string) ([]*frontier.Request, error) {
+	var out []*frontier.Request
+	exhausted := false
+	for _, a := range auths {
+		for {
+			res, err := f.run(ctx, "drain", drainScript, f.cfg.LeasesPerAuthority, a, drainBatch)
+			if err != nil {
+				return out, err
+			}
+			r, _ := res.([]any)
+			exhausted = intAt(r, 0) == 1
+			var members []any
+			if len(r) > 1 {
+				members, _ = r[1].([]any)
+			}
+			for _, m := range members {
+				s, _ := m.(string)
+				req, err := decodeMember(s)
+				if err != nil {
+					f.s.logger().Error("redisfrontier: drained a request that cannot be read", "error", err.Error())
+					continue
+				}
+				out = append(out, req)
+			}
+			if len(members) < drainBatch {
+				break
+			}
+		}
+	}
+	if exhausted {
+		f.wake.all()
+	}
+	return out, nil
+}
+
+// String describes the frontier for logs.
+func (f *Frontier) String() string {
+	return fmt.Sprintf("redisfrontier(%s, %s)", f.s.prefix, f.cfg.Order)
+}
