@@ -37,13 +37,14 @@ type crawlFlags struct {
 	maxDelay   time.Duration
 	progress   string
 	verbose    bool
+	job        jobFlags
 }
 
 func (f *crawlFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.agent, "agent", "", "product token that selects robots.txt groups (required), e.g. ExampleBot")
 	fl.StringVar(&f.userAgent, "user-agent", "", "User-Agent header; must contain the agent token (default: a compatible string naming the token)")
-	fl.StringVar(&f.out, "out", "", "write one JSON item per fetched page to this file")
+	fl.StringVar(&f.out, "out", "", "write an item per fetched page to this feed: .jsonl, .json or .csv, optionally .gz; - for stdout (with --format)")
 	fl.StringVar(&f.skiplog, "skiplog", "skipped.jsonl", "write the skip log (every URL not fetched, and why) to this file")
 	fl.DurationVar(&f.delay, "delay", time.Second, "least time between requests to one host; a larger robots.txt Crawl-delay wins")
 	fl.IntVar(&f.workers, "concurrency", 16, "requests in flight in total")
@@ -60,6 +61,7 @@ func (f *crawlFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.maxDelay, "max-crawl-delay", 30*time.Second, "hosts asking for a longer Crawl-delay are skipped")
 	fl.StringVar(&f.progress, "progress", "auto", "live progress on stderr: auto (when a terminal), always, never")
 	fl.BoolVar(&f.verbose, "verbose", false, "log robots.txt fetches and errors to stderr")
+	f.job.register(cmd)
 }
 
 func (f *crawlFlags) options(stderr io.Writer) ([]crawler.Option, error) {
@@ -111,8 +113,13 @@ host's Crawl-delay, whichever is longer. Every URL that is not fetched is
 written to the skip log with the reason and, for robots.txt, the deciding
 line and rule. Interrupt with Ctrl-C: requests in flight finish, and the
 skip log and items are complete.`,
-		Example: `  heed crawl https://example.com/ --agent ExampleBot --out pages.jsonl --skiplog skipped.jsonl`,
+		Example: `  heed crawl https://example.com/ --agent ExampleBot --out pages.jsonl --skiplog skipped.jsonl
+  heed crawl --config crawl.yaml --out pages.csv.gz --metrics 127.0.0.1:9090 --stats-interval 1m`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := f.job.applyConfig(cmd, args)
+			if err != nil {
+				return err
+			}
 			if len(args) == 0 {
 				return usageError("crawl needs at least one URL")
 			}
@@ -134,7 +141,7 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 		return err
 	}
 	opts = append(opts, extra...)
-	var skipFile, itemFile *os.File
+	var skipFile *os.File
 	if f.skiplog != "" {
 		skipFile, err = os.OpenFile(f.skiplog, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
@@ -143,25 +150,32 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 		defer skipFile.Close()
 		opts = append(opts, crawler.WithSkipLog(skipFile))
 	}
-	if f.out != "" {
-		itemFile, err = os.OpenFile(f.out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
-			return &exitError{code: 2, err: err}
-		}
-		defer itemFile.Close()
-		opts = append(opts, crawler.WithItems(itemFile))
+	feed, err := f.job.openFeed(f.out, stdout)
+	if err != nil {
+		return err
 	}
+	if feed != nil {
+		defer feed.Close() // Run closes it; this covers the early returns
+	}
+	stdout = summaryWriter(f.out, stdout, stderr)
 	c, err := crawler.New(f.agent, opts...)
 	if err != nil {
 		return usageError("%v", err)
 	}
 	c.FollowLinks()
-	if f.out != "" {
+	if feed != nil {
+		c.Export(feed)
 		c.EmitPages()
+	}
+	stopJob, err := f.job.start(c, stderr)
+	if err != nil {
+		stopJob()
+		return err
 	}
 	stopProgress := startProgress(f.progress, stderr, c.Stats())
 	sum, err := c.Run(ctx, seeds...)
 	stopProgress()
+	stopJob()
 	if sum.Interrupted {
 		fmt.Fprintln(stdout, "crawl interrupted: URLs still queued are in the skip log as interrupted")
 	}
