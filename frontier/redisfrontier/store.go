@@ -34,6 +34,9 @@ const (
 const (
 	retryFirst = 50 * time.Millisecond
 	retryMax   = 2 * time.Second
+	// minAttempt is the least time one attempt is given, however little
+	// of the budget is left.
+	minAttempt = time.Second
 )
 
 // Store is one crawl's place in one Redis database: a client, the key
@@ -196,12 +199,19 @@ func (s *Store) Do(ctx context.Context, op string, fn func(ctx context.Context) 
 	start := time.Now()
 	wait := retryFirst
 	for {
-		err := fn(ctx)
-		if err == nil || !transient(err) {
+		// An attempt may not outlast the budget by much, whatever the
+		// client's own retries and timeouts would make of it.
+		actx, cancel := context.WithTimeout(ctx, max(s.retryFor-time.Since(start), minAttempt))
+		err := fn(actx)
+		cancel()
+		if err == nil || !transient(err) && !(ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded)) {
 			if err == nil || isReply(err) {
 				s.markUp()
 			}
 			return err
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("redisfrontier: %s: %w (while redis was unavailable: %v)", op, ctx.Err(), err)
 		}
 		s.markDown(op, err)
 		left := s.retryFor - time.Since(start)
@@ -274,31 +284,32 @@ func (s *Store) markUp() {
 // Reset deletes every key of the crawl, for tests and for starting a crawl
 // over: the frontier, seen set, leases, pacing, robots.txt cache and
 // counters of every process. Nothing made from the store should be in use
-// meanwhile. It returns the number of keys deleted.
+// meanwhile. It returns the number of keys it deleted (a key SCAN
+// reports twice counts twice).
 func (s *Store) Reset(ctx context.Context) (int, error) {
 	pattern := globEscape(s.prefix) + "*"
 	n := 0
-	err := s.Do(ctx, "reset", func(ctx context.Context) error {
-		n = 0
-		var cursor uint64
-		for {
-			keys, next, err := s.rdb.Scan(ctx, cursor, pattern, 1000).Result()
-			if err != nil {
+	var cursor uint64
+	for {
+		var keys []string
+		next := cursor
+		err := s.Do(ctx, "reset", func(ctx context.Context) error {
+			var err error
+			keys, next, err = s.rdb.Scan(ctx, cursor, pattern, 1000).Result()
+			if err != nil || len(keys) == 0 {
 				return err
 			}
-			if len(keys) > 0 {
-				if err := s.rdb.Unlink(ctx, keys...).Err(); err != nil {
-					return err
-				}
-				n += len(keys)
-			}
-			if next == 0 {
-				return nil
-			}
-			cursor = next
+			return s.rdb.Unlink(ctx, keys...).Err()
+		})
+		if err != nil {
+			return n, err
 		}
-	})
-	return n, err
+		n += len(keys)
+		if next == 0 {
+			return n, nil
+		}
+		cursor = next
+	}
 }
 
 // globEscape escapes the characters SCAN's MATCH pattern treats specially.
