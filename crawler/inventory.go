@@ -1,0 +1,548 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/politeness"
+	"github.com/heedcrawl/heed/robots"
+	"github.com/heedcrawl/heed/sitemap"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// Inventory lists the URLs a site's sitemaps declare, each with heed's
+// robots.txt verdict for it, without fetching a single page: the library
+// behind `heed inventory`.
+//
+// For each site it reads robots.txt and the sitemaps it lists (or
+// /sitemap.xml when it lists none), follows sitemap indexes with
+// sitemap.Walk, and hands every listed URL to the caller as an
+// InventoryRow: its lastmod, changefreq and priority as written, the
+// sitemap that listed it, and whether robots.txt allows it, with the
+// deciding line, rule and group. A URL on another authority gets that
+// authority's verdict.
+//
+// Sitemap fetches are requests like a crawl's: they pass heed's robots
+// stage and are paced per authority (the floor of WithDelay, or a larger
+// Crawl-delay), so a sitemap robots.txt disallows is never fetched; it is
+// written to the skip log and reported in the summary. Sites are read one
+// after another in the order given, so rows come in a stable order: sites
+// in order, a robots.txt's Sitemap lines in file order, an index's
+// sitemaps as listed.
+//
+// The crawler's Options configure it: WithUserAgent, WithDelay,
+// WithMaxCrawlDelay, WithTimeout, WithRetries, WithRobotsMaxAge,
+// WithRobotsGiveUp, WithRobotsMaxBytes, WithTransport, WithSkipLog,
+// WithLogger, WithClock, WithWorkers (robots.txt files fetched at once),
+// and the sitemap options WithSitemaps, WithSitemapFallback,
+// WithSitemapSince, WithSitemapInclude, WithSitemapExclude,
+// WithSitemapFollow, WithSitemapLimits and WithSitemapScope. Entries the
+// filters refuse are skip-logged as sitemap-filter and are not rows; the
+// others do not apply.
+type Inventory struct {
+	agent string
+	cfg   config
+
+	started   atomic.Int64 // unix nanoseconds
+	sitemaps  atomic.Int64
+	rows      atomic.Int64
+	forbidden atomic.Int64
+	ran       atomic.Bool
+}
+
+// NewInventory returns an inventory that reads robots.txt for the product
+// token agent, with the same checks as New.
+func NewInventory(agent string, opts ...Option) (*Inventory, error) {
+	if !robots.ValidProductToken(agent) {
+		return nil, fmt.Errorf("crawler: %q is not a valid product token (letters, '-' and '_' only)", agent)
+	}
+	inv := &Inventory{agent: agent}
+	for _, o := range opts {
+		o(&inv.cfg)
+	}
+	inv.cfg.defaults()
+	inv.cfg.sitemaps.defaults()
+	if inv.cfg.userAgent == "" {
+		inv.cfg.userAgent = DefaultUserAgent(agent)
+	}
+	if !UserAgentHasToken(inv.cfg.userAgent, agent) {
+		return nil, fmt.Errorf("crawler: the User-Agent %q does not contain the product token %q", inv.cfg.userAgent, agent)
+	}
+	return inv, nil
+}
+
+// InventoryRow is one URL a sitemap lists and heed's verdict on it.
+type InventoryRow struct {
+	// URL is the listed URL in heed's canonical form (as written when it
+	// is not a valid URL).
+	URL string `json:"url"`
+	// LastMod, ChangeFreq and Priority are as the sitemap wrote them
+	// (Priority with at least one decimal); "" when absent.
+	LastMod    string `json:"lastmod,omitempty"`
+	ChangeFreq string `json:"changefreq,omitempty"`
+	Priority   string `json:"priority,omitempty"`
+	// Sitemap is the URL of the sitemap that lists URL.
+	Sitemap string `json:"sitemap"`
+	// Allowed is heed's robots.txt verdict for the agent. When false,
+	// Reason says why: robots-disallow, robots-unreachable, or
+	// invalid-url for a URL that cannot be fetched at all.
+	Allowed bool           `json:"allowed"`
+	Reason  skiplog.Reason `json:"reason,omitempty"`
+	// Line and Rule are the deciding robots.txt line and rule as written
+	// (an Allow rule too); 0 and "" when no rule matched. Group lists the
+	// user-agent values of the group that applied; RobotsURL is the
+	// robots.txt of the URL's own authority.
+	Line      int      `json:"line,omitempty"`
+	Rule      string   `json:"rule,omitempty"`
+	Group     []string `json:"group,omitempty"`
+	RobotsURL string   `json:"robots_url,omitempty"`
+	// Problem is the sitemap package's problem with the entry
+	// (out-of-scope, invalid-url, loc-too-long); "" for a sound entry.
+	Problem string `json:"problem,omitempty"`
+	// Duplicate is true when an earlier row listed the same URL.
+	Duplicate bool `json:"duplicate,omitempty"`
+}
+
+// InventoryColumns are the CSV columns of an InventoryRow, in the order
+// Fields writes them. The order is part of heed's output format.
+var InventoryColumns = []string{
+	"url", "lastmod", "changefreq", "priority", "sitemap",
+	"allowed", "reason", "line", "rule", "group", "robots_url", "problem", "duplicate",
+}
+
+// Fields returns the row's values in InventoryColumns order, for CSV:
+// booleans as true/false, Line empty when 0, Group joined with spaces.
+func (r InventoryRow) Fields() []string {
+	line := ""
+	if r.Line > 0 {
+		line = strconv.Itoa(r.Line)
+	}
+	return []string{
+		r.URL, r.LastMod, r.ChangeFreq, r.Priority, r.Sitemap,
+		strconv.FormatBool(r.Allowed), string(r.Reason), line, r.Rule, strings.Join(r.Group, " "),
+		r.RobotsURL, r.Problem, strconv.FormatBool(r.Duplicate),
+	}
+}
+
+// InventoryProgress is a live count of an inventory's work.
+type InventoryProgress struct {
+	Sitemaps   int64 // sitemaps read so far
+	URLs       int64 // rows delivered so far
+	Disallowed int64 // rows robots.txt does not allow
+	Elapsed    time.Duration
+}
+
+// Progress returns the counts so far; safe to call while Run runs.
+func (inv *Inventory) Progress() InventoryProgress {
+	p := InventoryProgress{Sitemaps: inv.sitemaps.Load(), URLs: inv.rows.Load(), Disallowed: inv.forbidden.Load()}
+	if s := inv.started.Load(); s != 0 {
+		p.Elapsed = time.Since(time.Unix(0, s))
+	}
+	return p
+}
+
+// SitemapStatusError is the error of a sitemap fetch answered with a
+// status other than 2xx (after redirects).
+type SitemapStatusError struct {
+	URL    string
+	Status int
+}
+
+func (e *SitemapStatusError) Error() string {
+	return fmt.Sprintf("sitemap %s: status %d", e.URL, e.Status)
+}
+
+// errReadBefore marks a sitemap listed again for a later site: it was
+// read, and its rows written, under the first.
+var errReadBefore = errors.New("already read for an earlier site")
+
+// maxPolls bounds the waits of one fetch (pacing, robots.txt retries,
+// request retries); each wait is bounded by its own schedule.
+const maxPolls = 10_000
+
+// Run reads the sitemaps of sites (URLs; only their authority counts) and
+// of the sitemaps given with WithSitemaps, and calls visit with each
+// listed URL. It returns the summary and the first error visit returned,
+// or the context's error if ctx ended first (the summary then says
+// Interrupted). A sitemap that cannot be read is not an error: it is in
+// the summary (and, when robots.txt or a fetch failure excluded it, in the
+// skip log). Run may be called once.
+func (inv *Inventory) Run(ctx context.Context, sites []string, visit func(InventoryRow) error) (*InventorySummary, error) {
+	if !inv.ran.CompareAndSwap(false, true) {
+		return nil, errors.New("crawler: Inventory.Run may be called once")
+	}
+	inv.started.Store(time.Now().UnixNano())
+	iv, err := inv.newInventoryRun()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := iv.skips.Err(); err != nil {
+			inv.cfg.logger.Error("skip log", "error", err)
+		}
+	}()
+	sum := iv.sum
+	entries := iv.resolveSites(ctx, sites)
+	for i := range sum.Sites {
+		if ctx.Err() != nil {
+			break
+		}
+		site := &sum.Sites[i]
+		e := entries[i]
+		if e == nil {
+			continue
+		}
+		site.RobotsURL, site.RobotsState, site.RobotsStatus, site.RobotsErr = e.URL, e.State.String(), e.Status, e.Err
+		roots := e.Sitemaps
+		if len(roots) == 0 {
+			if inv.cfg.sitemaps.noFallback {
+				continue
+			}
+			roots, site.Fallback = []string{site.Authority + "/sitemap.xml"}, true
+		}
+		site.Sitemaps = roots
+		if err := iv.walk(ctx, site.Authority, roots, site.Fallback, visit); err != nil {
+			return iv.finish(err)
+		}
+	}
+	if given := inv.cfg.sitemaps.urls; len(given) > 0 && ctx.Err() == nil {
+		if err := iv.walk(ctx, "", given, false, visit); err != nil {
+			return iv.finish(err)
+		}
+	}
+	return iv.finish(ctx.Err())
+}
+
+// inventoryRun is one Run's wiring and state.
+type inventoryRun struct {
+	inv    *Inventory
+	cfg    *config
+	pacer  *politeness.Pacer
+	robots *middleware.Robots
+	chain  middleware.Fetcher
+	skips  *skiplog.Writer
+	giveUp time.Duration
+
+	sum   *InventorySummary
+	read  map[string]bool                 // canonical sitemap URLs fetched
+	seen  map[frontier.Fingerprint]string // listed URL -> first sitemap
+	dupBy map[string]int                  // sitemap -> rows listed before
+}
+
+func (inv *Inventory) newInventoryRun() (*inventoryRun, error) {
+	cfg := &inv.cfg
+	pacer, err := politeness.New(politeness.WithFloor(cfg.floor), politeness.WithConcurrency(1),
+		politeness.WithMaxCrawlDelay(cfg.maxDelay), politeness.WithLogger(cfg.logger))
+	if err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	transport := cfg.transport
+	if transport == nil {
+		transport = defaultTransport()
+	}
+	fetch := &middleware.HTTPFetcher{
+		Client:    &http.Client{Transport: transport, Timeout: cfg.timeout},
+		UserAgent: cfg.userAgent, StreamSitemaps: true,
+	}
+	iv := &inventoryRun{
+		inv: inv, cfg: cfg, pacer: pacer,
+		skips: skiplog.NewWriter(cfg.skipOut, skiplog.WithClock(cfg.now)),
+		sum:   &InventorySummary{},
+		read:  map[string]bool{}, seen: map[frontier.Fingerprint]string{}, dupBy: map[string]int{},
+	}
+	iv.giveUp = cfg.robotsGiveUp
+	if iv.giveUp <= 0 {
+		iv.giveUp = 10 * time.Minute // the robots stage's default
+	}
+	pace := middleware.Politeness(pacer)
+	iv.robots = middleware.NewRobots(pace(fetch), middleware.RobotsPolicy{
+		Agent: inv.agent, MaxAge: cfg.robotsMaxAge, MaxBytes: cfg.robotsMaxByte,
+		RetryBase: cfg.robotsRetry, GiveUpAfter: iv.giveUp, Now: cfg.now, Logger: cfg.logger,
+		OnFetched: func(e *middleware.RobotsEntry) {
+			if err := pacer.SetCrawlDelay(e.Authority, e.CrawlDelay()); err != nil {
+				cfg.logger.Warn("crawl-delay over the cap: authority excluded", "authority", e.Authority, "error", err)
+			}
+		},
+	})
+	retry := middleware.DefaultRetry()
+	retry.MaxRetries, retry.Base = cfg.retries, cfg.retryBase
+	iv.chain = middleware.Chain(fetch, iv.robots.Stage(), pace, retry.Stage())
+	return iv, nil
+}
+
+// resolveSites lists the sites in the summary, one per authority, and
+// fetches their robots.txt files, several at once (each authority is
+// still paced). It returns each site's entry; nil for a site that is not
+// a URL or when ctx ended.
+func (iv *inventoryRun) resolveSites(ctx context.Context, sites []string) []*middleware.RobotsEntry {
+	seen := map[string]bool{}
+	for _, s := range sites {
+		auth, err := frontier.Authority(strings.TrimSpace(s))
+		site := InventorySite{Site: s, Authority: auth}
+		if err != nil {
+			site.Err = err.Error()
+		} else if seen[auth] {
+			continue
+		}
+		seen[auth] = true
+		iv.sum.Sites = append(iv.sum.Sites, site)
+	}
+	entries := make([]*middleware.RobotsEntry, len(iv.sum.Sites))
+	sem := make(chan struct{}, iv.cfg.workers)
+	var wg sync.WaitGroup
+	for i := range iv.sum.Sites {
+		if iv.sum.Sites[i].Err != "" {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			e, err := iv.entry(ctx, iv.sum.Sites[i].Authority)
+			if err != nil {
+				iv.sum.Sites[i].Err = err.Error()
+				return
+			}
+			entries[i] = e
+		}(i)
+	}
+	wg.Wait()
+	return entries
+}
+
+// entry returns an authority's robots.txt entry, waiting out pacing and
+// an unreachable robots.txt's retries until heed gives up on it.
+func (iv *inventoryRun) entry(ctx context.Context, auth string) (*middleware.RobotsEntry, error) {
+	for range maxPolls {
+		e, err := iv.robots.Entry(ctx, auth)
+		var de *middleware.DeferError
+		switch {
+		case errors.As(err, &de):
+			if err := sleepUntil(ctx, de.Until); err != nil {
+				return nil, err
+			}
+			continue
+		case err != nil:
+			return nil, err
+		case e.State == middleware.RobotsUnreachable && e.FetchedAt.Sub(e.FirstFailure) < iv.giveUp:
+			if err := sleepUntil(ctx, e.RetryAt); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return e, nil
+	}
+	return nil, fmt.Errorf("robots.txt of %s: still not known after %d tries", auth, maxPolls)
+}
+
+// walk reads one site's sitemaps and delivers their rows.
+func (iv *inventoryRun) walk(ctx context.Context, site string, roots []string, fallback bool, visit func(InventoryRow) error) error {
+	isRoot := map[string]bool{}
+	for _, r := range roots {
+		if c, err := frontier.Canonicalize(r); err == nil {
+			isRoot[c] = true
+		}
+	}
+	fetch := func(ctx context.Context, sitemapURL string) (io.ReadCloser, error) {
+		return iv.fetchSitemap(ctx, sitemapURL, isRoot)
+	}
+	sm := &iv.cfg.sitemaps
+	rep, err := sitemap.Walk(ctx, roots, fetch, func(e sitemap.Entry) error {
+		return iv.row(ctx, e, visit)
+	}, sitemap.WithScope(sm.scope), sitemap.WithMaxDepth(sm.maxDepth), sitemap.WithMaxSitemaps(sm.perAuth))
+	iv.account(site, rep, fallback)
+	return err
+}
+
+// fetchSitemap is Walk's FetchFunc: one sitemap through the robots stage,
+// pacing and retries, its redirects followed (each hop checked again).
+func (iv *inventoryRun) fetchSitemap(ctx context.Context, sitemapURL string, isRoot map[string]bool) (io.ReadCloser, error) {
+	canon, err := frontier.Canonicalize(sitemapURL)
+	if err != nil {
+		return nil, err
+	}
+	if follow := iv.cfg.sitemaps.follow; !isRoot[canon] && len(follow) > 0 && !matchAny(follow, canon) {
+		rec := &skiplog.Record{URL: canon, Reason: skiplog.SitemapFilter, Detail: "sitemap matches no follow pattern"}
+		iv.skip(rec)
+		return nil, rec
+	}
+	if iv.read[canon] {
+		return nil, errReadBefore
+	}
+	iv.read[canon] = true
+	req := &frontier.Request{URL: canon, Kind: frontier.KindSitemap}
+	for range maxPolls {
+		resp, err := iv.chain.Fetch(ctx, req)
+		var de *middleware.DeferError
+		var rec *skiplog.Record
+		switch {
+		case errors.As(err, &de):
+			if err := sleepUntil(ctx, de.Until); err != nil {
+				return nil, err
+			}
+			continue
+		case errors.As(err, &rec):
+			iv.skip(rec)
+			return nil, rec
+		case err != nil:
+			return nil, err
+		}
+		body := resp.Stream
+		if body == nil {
+			body = io.NopCloser(bytes.NewReader(resp.Body))
+		}
+		switch {
+		case resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "":
+			body.Close()
+			next, err := iv.redirectTarget(req, resp.Header.Get("Location"))
+			if err != nil {
+				iv.skip(err)
+				return nil, err
+			}
+			req = next
+			continue
+		case resp.Status < 200 || resp.Status >= 300:
+			body.Close()
+			return nil, &SitemapStatusError{URL: req.URL, Status: resp.Status}
+		}
+		iv.inv.sitemaps.Add(1)
+		return body, nil
+	}
+	return nil, fmt.Errorf("sitemap %s: not fetched after %d tries", canon, maxPolls)
+}
+
+// redirectTarget is the next request of a sitemap's redirect chain, or
+// the record that ends the chain (a loop, too many hops, a bad target).
+func (iv *inventoryRun) redirectTarget(req *frontier.Request, loc string) (*frontier.Request, *skiplog.Record) {
+	chain := append(append([]string(nil), req.Redirects...), req.URL)
+	rec := &skiplog.Record{URL: loc, Referrer: req.URL, Reason: skiplog.InvalidURL}
+	base, err := url.Parse(req.URL)
+	if err != nil {
+		rec.Err = err.Error()
+		return nil, rec
+	}
+	u, err := base.Parse(strings.TrimSpace(loc))
+	if err != nil {
+		rec.Err = err.Error()
+		return nil, rec
+	}
+	target, err := frontier.CanonicalizeURL(u)
+	if err != nil {
+		rec.URL, rec.Err = u.String(), err.Error()
+		return nil, rec
+	}
+	rec.URL = target
+	for _, c := range chain {
+		if c == target {
+			rec.Reason, rec.Detail = skiplog.RedirectLoop, "redirect chain "+strings.Join(append(chain, target), " -> ")
+			return nil, rec
+		}
+	}
+	if len(chain) > iv.cfg.maxRedirect {
+		rec.Reason, rec.Detail = skiplog.RedirectLimit, fmt.Sprintf("more than %d redirects from %s", iv.cfg.maxRedirect, chain[0])
+		return nil, rec
+	}
+	return &frontier.Request{URL: target, Kind: frontier.KindSitemap, Referrer: req.URL, Redirects: chain}, nil
+}
+
+// row turns one listed entry into a row, with its verdict, and delivers it.
+func (iv *inventoryRun) row(ctx context.Context, e sitemap.Entry, visit func(InventoryRow) error) error {
+	if e.Problem == "" {
+		if why := entryFilter(&iv.cfg.sitemaps, e); why != "" {
+			iv.sum.Filtered++
+			iv.skip(&skiplog.Record{URL: e.Loc, Reason: skiplog.SitemapFilter, Referrer: e.Sitemap,
+				Detail: fmt.Sprintf("listed in %s line %d: %s", e.Sitemap, e.Line, why)})
+			return nil
+		}
+	}
+	row := InventoryRow{URL: e.Loc, LastMod: e.LastModRaw, ChangeFreq: e.ChangeFreq, Priority: formatPriority(e),
+		Sitemap: e.Sitemap, Problem: string(e.Problem)}
+	if c, err := frontier.Canonicalize(e.Sitemap); err == nil {
+		row.Sitemap = c
+	}
+	canon, err := frontier.Canonicalize(e.Loc)
+	if err != nil || e.Problem == sitemap.ProblemInvalidURL || e.Problem == sitemap.ProblemLocTooLong {
+		row.Reason = skiplog.InvalidURL
+		if row.Problem == "" {
+			row.Problem = string(sitemap.ProblemInvalidURL)
+		}
+	} else {
+		row.URL = canon
+		if err := iv.verdict(ctx, &row); err != nil {
+			return err
+		}
+	}
+	iv.count(&row)
+	return visit(row)
+}
+
+// verdict fills a row's robots.txt verdict from its own authority's file.
+func (iv *inventoryRun) verdict(ctx context.Context, row *InventoryRow) error {
+	auth, err := frontier.Authority(row.URL)
+	if err != nil {
+		row.Reason = skiplog.InvalidURL
+		return nil
+	}
+	e, err := iv.entry(ctx, auth)
+	if err != nil {
+		return err
+	}
+	row.RobotsURL = e.URL
+	switch e.State {
+	case middleware.RobotsUnavailable:
+		row.Allowed = true
+		return nil
+	case middleware.RobotsUnreachable:
+		row.Reason = skiplog.RobotsUnreachable
+		return nil
+	}
+	u, err := url.Parse(row.URL)
+	if err != nil {
+		row.Reason = skiplog.InvalidURL
+		return nil
+	}
+	v := e.Group.DecideURL(u)
+	ev := e.Evidence(v)
+	row.Allowed, row.Line, row.Rule, row.Group = v.Allowed, ev.Line, ev.Rule, ev.Group
+	if !v.Allowed {
+		row.Reason = skiplog.RobotsDisallow
+	}
+	return nil
+}
+
+func (iv *inventoryRun) skip(rec *skiplog.Record) {
+	if rec.Authority == "" {
+		if a, err := frontier.Authority(rec.URL); err == nil {
+			rec.Authority = a
+		}
+	}
+	if err := iv.skips.Write(rec); err != nil {
+		iv.cfg.logger.Error("skip log", "error", err)
+	}
+}
+
+func (iv *inventoryRun) finish(err error) (*InventorySummary, error) {
+	iv.sum.Skipped = iv.skips.Summary()
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		iv.sum.Interrupted = true
+	}
+	if err == nil {
+		if werr := iv.skips.Err(); werr != nil {
+			err = fmt.Errorf("crawler: skip log: %w", werr)
+		}
+	}
+	return iv.sum, err
+}

@@ -1,0 +1,219 @@
+package crawler_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+func runInventory(t *testing.T, sites []string, opts ...crawler.Option) ([]crawler.InventoryRow, *crawler.InventorySummary, map[string]*skiplog.Record) {
+	t.Helper()
+	var skips bytes.Buffer
+	opts = append([]crawler.Option{
+		crawler.WithDelay(testFloor),
+		crawler.WithTimeout(500 * time.Millisecond),
+		crawler.WithRetries(2, 100*time.Millisecond),
+		crawler.WithRobotsGiveUp(3*time.Second, 200*time.Millisecond),
+		crawler.WithSkipLog(&skips),
+	}, opts...)
+	inv, err := crawler.NewInventory("HeedBot", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var rows []crawler.InventoryRow
+	sum, err := inv.Run(ctx, sites, func(r crawler.InventoryRow) error { rows = append(rows, r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := map[string]*skiplog.Record{}
+	if err := skiplog.Read(&skips, func(r *skiplog.Record) error {
+		if prev := recs[r.URL]; prev != nil {
+			t.Errorf("two skip records for %s: %s, %s", r.URL, prev.Reason, r.Reason)
+		}
+		recs[r.URL] = r
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if p := inv.Progress(); p.URLs != int64(len(rows)) || p.Disallowed != int64(sum.Disallowed) || p.Sitemaps != int64(sum.Read) {
+		t.Errorf("progress %+v disagrees with %d rows, summary %d disallowed, %d read", p, len(rows), sum.Disallowed, sum.Read)
+	}
+	return rows, sum, recs
+}
+
+// TestInventoryMatchesTheOracle builds the inventory of every host of the
+// scenario and compares it, row by row and in order, with the oracle's.
+func TestInventoryMatchesTheOracle(t *testing.T) {
+	site, err := testweb.StartScenario(testweb.WithTimeout(2 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer site.Close()
+	rows, sum, recs := runInventory(t, everyHost(site), crawler.WithTransport(site.Transport()))
+	exp := site.ExpectedSitemaps("HeedBot")
+
+	if len(rows) != len(exp.Rows) {
+		t.Errorf("%d rows, want %d", len(rows), len(exp.Rows))
+	}
+	var disallowed []string
+	for i := 0; i < min(len(rows), len(exp.Rows)); i++ {
+		got, want := rows[i], exp.Rows[i]
+		if got.URL != want.URL || got.LastMod != want.LastMod || got.ChangeFreq != want.ChangeFreq ||
+			got.Priority != want.Priority || got.Sitemap != want.Sitemap || got.Allowed != want.Allowed {
+			t.Errorf("row %d:\n got  %+v\n want %+v", i, got, want)
+			continue
+		}
+		if want.Allowed {
+			continue
+		}
+		disallowed = append(disallowed, want.URL)
+		if got.Reason != want.Reason || got.Line != want.Line || got.Rule != want.Rule ||
+			got.RobotsURL != want.RobotsURL || !slices.Equal(got.Group, want.Group) {
+			t.Errorf("row %d verdict: got %s line %d %q %v %s, want %s line %d %q %v %s", i,
+				got.Reason, got.Line, got.Rule, got.Group, got.RobotsURL, want.Reason, want.Line, want.Rule, want.Group, want.RobotsURL)
+		}
+	}
+
+	// The summary lists the disallowed listed URLs, with their rules.
+	var listed []string
+	for _, r := range sum.DisallowedURLs {
+		listed = append(listed, r.URL)
+		if r.Line == 0 || r.Rule == "" {
+			t.Errorf("summary: disallowed %s without its rule", r.URL)
+		}
+	}
+	if sum.Disallowed != len(disallowed) || !slices.Equal(listed, disallowed) {
+		t.Errorf("summary disallowed %d %v, want %v", sum.Disallowed, listed, disallowed)
+	}
+
+	// No page was fetched; every expected sitemap was, none robots.txt
+	// disallows; that one is in the skip log with its rule.
+	if pages := site.PageRequests(); len(pages) != 0 {
+		t.Errorf("the inventory fetched pages: %v", pages)
+	}
+	requested := map[string]bool{}
+	for _, h := range site.Hits() {
+		requested[h.Authority+h.Path] = true
+	}
+	for u := range exp.Fetched {
+		if !requested[u] {
+			t.Errorf("sitemap %s not read", u)
+		}
+	}
+	if sum.Read != len(exp.Fetched) {
+		t.Errorf("summary: %d sitemaps read, want %d", sum.Read, len(exp.Fetched))
+	}
+	for u, sk := range exp.Skipped {
+		if requested[u] {
+			t.Errorf("sitemap %s requested although robots.txt disallows it", u)
+		}
+		r := recs[u]
+		if r == nil || r.Reason != sk.Reason || r.Robots == nil || r.Robots.Line != sk.Line || r.Robots.Rule != sk.Rule {
+			t.Errorf("sitemap %s: record %+v, want %s line %d", u, r, sk.Reason, sk.Line)
+		}
+		i := slices.IndexFunc(sum.Sitemaps, func(s crawler.InventorySitemap) bool { return s.URL == u })
+		if i < 0 || sum.Sitemaps[i].NotRead != sk.Reason {
+			t.Errorf("summary does not report %s as not read (%s)", u, sk.Reason)
+		}
+	}
+	if sum.Excluded != len(exp.Skipped) {
+		t.Errorf("summary: %d excluded, want %d", sum.Excluded, len(exp.Skipped))
+	}
+	// The two sites whose robots.txt stays unreachable make it incomplete.
+	if sum.Complete() || sum.Unreadable != 2 {
+		t.Errorf("summary complete %v with %d unreadable; want the broken and slow sites unreadable", sum.Complete(), sum.Unreadable)
+	}
+	var out bytes.Buffer
+	sum.Format(&out)
+	for _, want := range []string{"sitemap_index.xml: sitemapindex, 0 URLs, 3 sitemaps", "not read: robots-disallow", fmt.Sprintf("listed in a sitemap but disallowed by robots.txt: %d", len(disallowed))} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("formatted summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	if t.Failed() {
+		t.Logf("summary:\n%s", out.String())
+	}
+}
+
+
+// TestInventoryOtherAuthorities: a URL a sitemap lists on another
+// authority gets that authority's robots.txt verdict (and is flagged out
+// of scope), duplicates are counted, and --since filters.
+func TestInventoryOtherAuthorities(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			io.WriteString(w, "User-agent: *\nAllow: /open\nDisallow: /\n")
+			return
+		}
+		t.Errorf("the inventory fetched %s from the other authority", r.URL)
+	}))
+	defer other.Close()
+	var self *httptest.Server
+	self = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			io.WriteString(w, "User-agent: *\nDisallow: /old\nSitemap: "+self.URL+"/a.xml\nSitemap: "+self.URL+"/moved.xml\n")
+		case "/a.xml":
+			io.WriteString(w, urlsetHead+urlEntry(self.URL+"/x", "2026-02-01")+urlEntry(other.URL+"/open/1", "")+
+				urlEntry(other.URL+"/closed", "")+urlEntry(self.URL+"/old", "2020-01-01")+"</urlset>")
+		case "/moved.xml":
+			http.Redirect(w, r, "/b.xml", http.StatusFound)
+		case "/b.xml":
+			io.WriteString(w, self.URL+"/x\n"+self.URL+"/y\n")
+		default:
+			t.Errorf("the inventory fetched %s", r.URL)
+			http.NotFound(w, r)
+		}
+	}))
+	defer self.Close()
+	since := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rows, sum, recs := runInventory(t, []string{self.URL + "/", self.URL + "/again"}, crawler.WithSitemapSince(since))
+
+	type brief struct {
+		url, sitemap string
+		allowed      bool
+		line         int
+		robots       string
+		problem      string
+		dup          bool
+	}
+	want := []brief{
+		{self.URL + "/x", self.URL + "/a.xml", true, 0, self.URL + "/robots.txt", "", false},
+		{other.URL + "/open/1", self.URL + "/a.xml", true, 2, other.URL + "/robots.txt", "out-of-scope", false},
+		{other.URL + "/closed", self.URL + "/a.xml", false, 3, other.URL + "/robots.txt", "out-of-scope", false},
+		{self.URL + "/x", self.URL + "/moved.xml", true, 0, self.URL + "/robots.txt", "", true},
+		{self.URL + "/y", self.URL + "/moved.xml", true, 0, self.URL + "/robots.txt", "", false},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %+v", len(rows), len(want), rows)
+	}
+	for i, w := range want {
+		r := rows[i]
+		got := brief{r.URL, r.Sitemap, r.Allowed, r.Line, r.RobotsURL, r.Problem, r.Duplicate}
+		if got != w {
+			t.Errorf("row %d: %+v, want %+v", i, got, w)
+		}
+	}
+	if r := recs[self.URL+"/old"]; r == nil || r.Reason != skiplog.SitemapFilter || !strings.Contains(r.Detail, "lastmod 2020-01-01 is before 2025-01-01") {
+		t.Errorf("filtered entry: record %+v", r)
+	}
+	if sum.Filtered != 1 || sum.Duplicates != 1 || sum.CrossDuplicates != 1 || sum.Unique != 4 || sum.Disallowed != 1 || sum.Problems != 2 || len(sum.Sites) != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	if !sum.Complete() {
+		t.Errorf("summary not complete: %+v", sum)
+	}
+}
