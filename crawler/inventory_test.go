@@ -148,7 +148,6 @@ func TestInventoryMatchesTheOracle(t *testing.T) {
 	}
 }
 
-
 // TestInventoryOtherAuthorities: a URL a sitemap lists on another
 // authority gets that authority's robots.txt verdict (and is flagged out
 // of scope), duplicates are counted, and --since filters.
