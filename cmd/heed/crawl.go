@@ -38,6 +38,7 @@ type crawlFlags struct {
 	progress   string
 	verbose    bool
 	job        jobFlags
+	sm         sitemapFlags // see inventory.go
 }
 
 func (f *crawlFlags) register(cmd *cobra.Command) {
@@ -62,6 +63,7 @@ func (f *crawlFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.progress, "progress", "auto", "live progress on stderr: auto (when a terminal), always, never")
 	fl.BoolVar(&f.verbose, "verbose", false, "log robots.txt fetches and errors to stderr")
 	f.job.register(cmd)
+	f.sm.register(cmd)
 }
 
 func (f *crawlFlags) options(stderr io.Writer) ([]crawler.Option, error) {
@@ -95,6 +97,11 @@ func (f *crawlFlags) options(stderr io.Writer) ([]crawler.Option, error) {
 			opts = append(opts, spec.opt(re))
 		}
 	}
+	smOpts, err := f.sm.options()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, smOpts...)
 	if f.verbose {
 		opts = append(opts, crawler.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))))
 	}
@@ -120,8 +127,8 @@ skip log and items are complete.`,
 			if err != nil {
 				return err
 			}
-			if len(args) == 0 {
-				return usageError("crawl needs at least one URL")
+			if len(args) == 0 && len(f.sm.urls) == 0 {
+				return usageError("crawl needs at least one URL (or --sitemap)")
 			}
 			if f.agent == "" {
 				return usageError("--agent is required: the product token robots.txt rules are written for")
@@ -162,7 +169,9 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 	if err != nil {
 		return usageError("%v", err)
 	}
-	c.FollowLinks()
+	if !f.sm.only {
+		c.FollowLinks()
+	}
 	if feed != nil {
 		c.Export(feed)
 		c.EmitPages()
@@ -181,6 +190,7 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 	}
 	sum.Stats.Format(stdout)
 	sum.Skipped.Format(stdout)
+	sum.Sitemaps.Format(stdout)
 	if f.skiplog != "" {
 		fmt.Fprintf(stdout, "skip log: %s\n", f.skiplog)
 	}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/heedcrawl/heed/crawler"
+)
+
+func init() { commands = append(commands, inventoryCommand) }
+
+// sitemapFlags are the sitemap settings of `heed crawl` (and, partly, of
+// `heed inventory`). The zero value is heed's default: no discovery.
+type sitemapFlags struct {
+	urls       []string
+	discover   bool
+	only       bool
+	since      string
+	noFallback bool
+}
+
+func (f *sitemapFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.urls, "sitemap", nil, "read this sitemap (or index, text sitemap, feed) and crawl the pages it lists (repeatable)")
+	fl.BoolVar(&f.discover, "sitemaps", false, "also crawl the pages each host's sitemaps list: robots.txt Sitemap lines, else /sitemap.xml")
+	fl.BoolVar(&f.only, "sitemaps-only", false, "crawl only what sitemaps list: the URLs name sites whose sitemaps are read; no link is followed")
+	fl.StringVar(&f.since, "since", "", "only sitemap entries with lastmod at or after this date (2026-01-01 or RFC 3339); entries without lastmod are kept")
+	fl.BoolVar(&f.noFallback, "no-sitemap-fallback", false, "do not try /sitemap.xml when robots.txt lists no sitemap")
+}
+
+func (f *sitemapFlags) options() ([]crawler.Option, error) {
+	var opts []crawler.Option
+	if len(f.urls) > 0 {
+		opts = append(opts, crawler.WithSitemaps(f.urls...))
+	}
+	if f.discover {
+		opts = append(opts, crawler.WithSitemapDiscovery())
+	}
+	if f.only {
+		opts = append(opts, crawler.WithSitemapSeeds())
+	}
+	if f.noFallback {
+		opts = append(opts, crawler.WithSitemapFallback(false))
+	}
+	if f.since != "" {
+		t, err := parseSince(f.since)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, crawler.WithSitemapSince(t))
+	}
+	return opts, nil
+}
+
+// parseSince reads a --since date: a day (UTC) or an RFC 3339 time.
+func parseSince(s string) (time.Time, error) {
+	for _, layout := range []string{"2006-01-02", time.RFC3339, time.RFC3339Nano} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, usageError("--since %q: want a date like 2026-01-01 or an RFC 3339 time", s)
+}
+
+// inventoryFlags are the settings of `heed inventory`.
+type inventoryFlags struct {
+	agent      string
+	userAgent  string
+	format     string
+	out        string
+	skiplog    string
+	delay      time.Duration
+	timeout    time.Duration
+	robotsGive time.Duration
+	maxDelay   time.Duration
+	progress   string
+	verbose    bool
+	sm         sitemapFlags
+}
+
+func inventoryCommand(stdout, stderr io.Writer) *cobra.Command {
+	var f inventoryFlags
+	cmd := &cobra.Command{
+		Use:   "inventory URL... --agent TOKEN",
+		Short: "List every URL a site's sitemaps declare, with heed's robots.txt verdict for each",
+		Long: `Read the sitemaps of each site (the Sitemap lines of its robots.txt, else
+/sitemap.xml), follow sitemap indexes, and write one row per listed URL:
+url, lastmod, changefreq, priority, the sitemap that lists it, and whether
+robots.txt allows it for --agent, with the deciding line, rule and group.
+No page is fetched. Sitemap fetches obey robots.txt and are paced like a
+crawl's: a sitemap robots.txt disallows is not fetched; it is reported and
+written to the skip log.
+
+Rows go to --out (or standard output) as JSON Lines or CSV (--format, or
+the --out file name). A summary follows on standard output (standard error
+when rows go there): sitemaps with their URL counts, duplicates, and the
+URLs a sitemap lists but robots.txt disallows, with line and rule.
+
+Exit status: 0 when every sitemap found was read, 1 when the rows are
+incomplete (a sitemap could not be fetched or parsed, a robots.txt was
+unreachable), 2 on usage or output errors, 130 when interrupted.`,
+		Example: `  heed inventory https://example.com/ --agent ExampleBot --format csv --out inventory.csv
+  heed inventory https://example.com/ --agent ExampleBot --since 2026-01-01 > recent.jsonl`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.agent == "" {
+				return usageError("--agent is required: the product token robots.txt rules are written for")
+			}
+			if len(args) == 0 && len(f.sm.urls) == 0 {
+				return usageError("inventory needs at least one site URL (or --sitemap)")
+			}
+			if !cmd.Flags().Changed("format") && strings.HasSuffix(strings.ToLower(f.out), ".csv") {
+				f.format = "csv"
+			}
+			if f.format != "jsonl" && f.format != "csv" {
+				return usageError("--format %q: want jsonl or csv", f.format)
+			}
+			return runInventory(cmd, &f, args, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.agent, "agent", "", "product token whose robots.txt group decides (required), e.g. ExampleBot")
+	fl.StringVar(&f.userAgent, "user-agent", "", "User-Agent header; must contain the agent token")
+	fl.StringVar(&f.format, "format", "jsonl", "rows as jsonl or csv (default from an --out name ending in .csv, else jsonl)")
+	fl.StringVar(&f.out, "out", "", "write the rows to this file (default: standard output)")
+	fl.StringVar(&f.skiplog, "skiplog", "", "write the skip log (sitemaps not read, entries filtered) to this file")
+	fl.DurationVar(&f.delay, "delay", time.Second, "least time between requests to one host; a larger robots.txt Crawl-delay wins")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of one request, a sitemap's body included")
+	fl.DurationVar(&f.robotsGive, "robots-give-up", 10*time.Minute, "how long to retry an unreachable robots.txt")
+	fl.DurationVar(&f.maxDelay, "max-crawl-delay", 30*time.Second, "hosts asking for a longer Crawl-delay are not read")
+	fl.StringVar(&f.progress, "progress", "auto", "live progress on stderr: auto (when a terminal), always, never")
+	fl.BoolVar(&f.verbose, "verbose", false, "log robots.txt and sitemap fetches to stderr")
+	fl.StringArrayVar(&f.sm.urls, "sitemap", nil, "also read this sitemap (repeatable)")
+	fl.StringVar(&f.sm.since, "since", "", "only entries with lastmod at or after this date (2026-01-01 or RFC 3339); entries without lastmod are kept")
+	fl.BoolVar(&f.sm.noFallback, "no-sitemap-fallback", false, "do not try /sitemap.xml when robots.txt lists no sitemap")
+	return cmd
+}
+
+func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout, stderr io.Writer) error {
+	opts, err := f.sm.options()
+	if err != nil {
+		return err
+	}
+	opts = append(opts,
+		crawler.WithDelay(f.delay),
+		crawler.WithTimeout(f.timeout),
+		crawler.WithRobotsGiveUp(f.robotsGive, 0),
+		crawler.WithMaxCrawlDelay(f.maxDelay),
+	)
+	if f.userAgent != "" {
+		opts = append(opts, crawler.WithUserAgent(f.userAgent))
+	}
+	if f.verbose {
+		opts = append(opts, crawler.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))))
+	}
+	if f.skiplog != "" {
+		sf, err := os.OpenFile(f.skiplog, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		defer sf.Close()
+		opts = append(opts, crawler.WithSkipLog(sf))
+	}
+	inv, err := crawler.NewInventory(f.agent, opts...)
+	if err != nil {
+		return usageError("%v", err)
+	}
+
+	rowsOut, summaryOut := stdout, stderr
+	var outFile *os.File
+	if f.out != "" && f.out != "-" {
+		outFile, err = os.OpenFile(f.out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		defer outFile.Close()
+		rowsOut, summaryOut = outFile, stdout
+	}
+	w := newRowWriter(f.format, rowsOut)
+	stop := startInventoryProgress(f.progress, stderr, inv)
+	sum, err := inv.Run(cmd.Context(), sites, w.write)
+	stop()
+	if ferr := w.flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	if outFile != nil {
+		if cerr := outFile.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if sum != nil {
+		sum.Format(summaryOut)
+		if f.out != "" && f.out != "-" {
+			fmt.Fprintf(summaryOut, "rows: %s\n", f.out)
+		}
+		if f.skiplog != "" {
+			fmt.Fprintf(summaryOut, "skip log: %s\n", f.skiplog)
+		}
+	}
+	switch {
+	case sum != nil && sum.Interrupted:
+		return &exitError{code: 130}
+	case err != nil || sum == nil:
+		return &exitError{code: 2, err: err}
+	case !sum.Complete():
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// rowWriter writes inventory rows as JSON Lines or CSV.
+type rowWriter struct {
+	enc *json.Encoder
+	csv *csv.Writer
+	err error
+}
+
+func newRowWriter(format string, w io.Writer) *rowWriter {
+	if format == "csv" {
+		cw := csv.NewWriter(w)
+		rw := &rowWriter{csv: cw}
+		rw.err = cw.Write(crawler.InventoryColumns)
+		return rw
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &rowWriter{enc: enc}
+}
+
+// write writes one row; an output error stops the inventory.
+func (w *rowWriter) write(r crawler.InventoryRow) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.csv != nil {
+		w.err = w.csv.Write(r.Fields())
+	} else {
+		w.err = w.enc.Encode(r)
+	}
+	if w.err != nil {
+		w.err = fmt.Errorf("writing rows: %w", w.err)
+	}
+	return w.err
+}
+
+func (w *rowWriter) flush() error {
+	if w.csv != nil {
+		w.csv.Flush()
+		if err := w.csv.Error(); err != nil && w.err == nil {
+			w.err = fmt.Errorf("writing rows: %w", err)
+		}
+	}
+	return w.err
+}
+
+// startInventoryProgress prints a live line on w every half second, like
+// `heed crawl --progress`, and returns the function that clears it.
+func startInventoryProgress(mode string, w io.Writer, inv *crawler.Inventory) (stop func()) {
+	show := mode == "always"
+	if f, ok := w.(*os.File); ok && mode == "auto" && term.IsTerminal(int(f.Fd())) {
+		show = true
+	}
+	if !show {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(w, "\r\033[K")
+				return
+			case <-t.C:
+				p := inv.Progress()
+				fmt.Fprintf(w, "\r\033[Ksitemaps %d  URLs %d  disallowed %d  %s", p.Sitemaps, p.URLs, p.Disallowed, p.Elapsed.Round(time.Second))
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+		})
+	}
+}
