@@ -270,6 +270,15 @@ func (e *HTMLElement) Follow(link string, opts ...RequestOption) { e.Response.Fo
 // Emit sends an item to the crawl's pipelines, like Response.Emit.
 func (e *HTMLElement) Emit(item any) { e.Response.Emit(item) }
 
+// ForEach calls fn for every element matching the selector below e, in
+// document order, like colly's ForEach but with heed's element, so Follow
+// and Emit work on the children too.
+func (e *HTMLElement) ForEach(selector string, fn func(i int, child *HTMLElement)) {
+	e.HTMLElement.ForEach(selector, func(i int, ce *colly.HTMLElement) {
+		fn(i, &HTMLElement{HTMLElement: ce, Response: e.Response})
+	})
+}
+
 // AbsoluteURL resolves a link against the page's URL or <base href>.
 func (e *HTMLElement) AbsoluteURL(link string) string { return e.Response.AbsoluteURL(link) }
 
