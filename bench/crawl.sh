@@ -65,7 +65,16 @@ if [ -z "$only" ] || [ "$only" = throughput ]; then
 	if [ "$smoke" = 1 ]; then run throughput -hosts 5 -pages 40 -timeout 60s; else run throughput; fi
 fi
 if [ -z "$only" ] || [ "$only" = politeness ]; then
-	if [ "$smoke" = 1 ]; then run politeness -hosts 3 -pages 10 -timeout 60s; else run politeness; fi
+	# Twice: one request in flight per host (heed's default), then eight
+	# (the throughput setting), whose requests are spaced only by when
+	# they were booked.
+	for per in 1 8; do
+		if [ "$smoke" = 1 ]; then
+			run politeness -per-host "$per" -hosts 3 -pages 10 -timeout 60s
+		else
+			run politeness -per-host "$per"
+		fi
+	done
 fi
 
 if [ "$profile" = 1 ]; then

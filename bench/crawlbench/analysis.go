@@ -37,6 +37,8 @@ type hitStats struct {
 	// SpanSeconds is the longest time from an authority's first request
 	// to its last one.
 	SpanSeconds float64 `json:"span_seconds"`
+	// Violations lists the first gap violations one by one.
+	Violations []gapViolation `json:"violations,omitempty"`
 	// First and Last are the arrival times of the first and last request.
 	First time.Time `json:"first"`
 	Last  time.Time `json:"last"`
@@ -65,7 +67,7 @@ func analyse(site *testweb.Site, agent string, gap time.Duration) hitStats {
 		}
 	}
 
-	byAuth := map[string][]time.Time{}
+	byAuth := map[string][]stamp{}
 	robots := map[string]int{}
 	for _, h := range hits {
 		if st.First.IsZero() || h.Time.Before(st.First) {
@@ -74,7 +76,7 @@ func analyse(site *testweb.Site, agent string, gap time.Duration) hitStats {
 		if h.Time.After(st.Last) {
 			st.Last = h.Time
 		}
-		byAuth[h.Authority] = append(byAuth[h.Authority], h.Time)
+		byAuth[h.Authority] = append(byAuth[h.Authority], stamp{Path: h.Path, Time: h.Time})
 		if h.Path == "/robots.txt" {
 			robots[h.Authority]++
 			st.RobotsRequests++
@@ -97,32 +99,80 @@ func analyse(site *testweb.Site, agent string, gap time.Duration) hitStats {
 	if len(hosts) == 0 {
 		st.RobotsMin = 0
 	}
-	st.GapViolations, st.MinGapSeconds, st.SpanSeconds = spacing(byAuth, gap)
+	sp := spacing(byAuth, gap)
+	st.GapViolations, st.MinGapSeconds, st.SpanSeconds, st.Violations = sp.Violations, sp.MinGap, sp.Span, sp.Details
 	return st
 }
 
-// spacing checks the arrival times of each authority's requests against
-// gap. It returns how many consecutive pairs arrived closer than gap, the
-// smallest spacing of any pair, and the longest first-to-last span.
-func spacing(byAuth map[string][]time.Time, gap time.Duration) (violations int, minGap, span float64) {
-	minGap = math.Inf(1)
-	for _, ts := range byAuth {
+// stamp is one request to an authority at one moment: its arrival in
+// the site's hit log, or its start in the crawler's transport.
+type stamp struct {
+	Path string    `json:"path"`
+	Time time.Time `json:"time"`
+}
+
+// gapViolation is one pair of consecutive requests to an authority that
+// came closer together than asked.
+type gapViolation struct {
+	Authority string  `json:"authority"`
+	Prev      string  `json:"prev"`
+	Path      string  `json:"path"`
+	Gap       float64 `json:"gap_seconds"`
+	// GapBefore is the spacing of the pair before this one (Prev and its
+	// predecessor), -1 for none: a long gap before a short one points to
+	// Prev arriving late rather than Path leaving early.
+	GapBefore float64 `json:"gap_before_seconds"`
+}
+
+// maxViolationDetails bounds the violations a report lists one by one.
+const maxViolationDetails = 20
+
+// spacingResult is how an authority's requests were spaced.
+type spacingResult struct {
+	Violations int            `json:"violations"`
+	MinGap     float64        `json:"min_gap_seconds"`
+	Span       float64        `json:"span_seconds"` // longest first-to-last of one authority
+	Details    []gapViolation `json:"details,omitempty"`
+}
+
+// spacing checks each authority's requests against gap: how many
+// consecutive pairs came closer than gap (each listed, up to
+// maxViolationDetails), the smallest spacing of any pair, and the longest
+// first-to-last span.
+func spacing(byAuth map[string][]stamp, gap time.Duration) spacingResult {
+	res := spacingResult{MinGap: math.Inf(1)}
+	auths := make([]string, 0, len(byAuth))
+	for a := range byAuth {
+		auths = append(auths, a)
+	}
+	sort.Strings(auths)
+	for _, a := range auths {
+		ts := byAuth[a]
 		// Hits are logged in arrival order, but each is stamped just
 		// before it takes its slot: sort to be exact.
-		sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
+		sort.SliceStable(ts, func(i, j int) bool { return ts[i].Time.Before(ts[j].Time) })
 		for i := 1; i < len(ts); i++ {
-			d := ts[i].Sub(ts[i-1])
+			d := ts[i].Time.Sub(ts[i-1].Time)
 			if d < gap {
-				violations++
+				res.Violations++
+				if len(res.Details) < maxViolationDetails {
+					before := -1.0
+					if i >= 2 {
+						before = ts[i-1].Time.Sub(ts[i-2].Time).Seconds()
+					}
+					res.Details = append(res.Details, gapViolation{
+						Authority: a, Prev: ts[i-1].Path, Path: ts[i].Path, Gap: d.Seconds(), GapBefore: before,
+					})
+				}
 			}
-			minGap = math.Min(minGap, d.Seconds())
+			res.MinGap = math.Min(res.MinGap, d.Seconds())
 		}
 		if len(ts) > 0 {
-			span = math.Max(span, ts[len(ts)-1].Sub(ts[0]).Seconds())
+			res.Span = math.Max(res.Span, ts[len(ts)-1].Time.Sub(ts[0].Time).Seconds())
 		}
 	}
-	if math.IsInf(minGap, 1) {
-		minGap = 0
+	if math.IsInf(res.MinGap, 1) {
+		res.MinGap = 0
 	}
-	return violations, minGap, span
+	return res
 }

@@ -36,6 +36,9 @@ type childSpec struct {
 	// pprof profiles to.
 	CPUProfile  string `json:"cpu_profile,omitempty"`
 	HeapProfile string `json:"heap_profile,omitempty"`
+	// RecordSends makes the child log when each request leaves it (see
+	// sendLog); off for throughput runs, whose memory it would add to.
+	RecordSends bool `json:"record_sends,omitempty"`
 }
 
 // childResult is what a child reports on its standard output.
@@ -62,6 +65,8 @@ type childResult struct {
 	Interrupted bool `json:"interrupted"`
 	// HeapPeakBytes is the largest live heap seen while profiling.
 	HeapPeakBytes uint64 `json:"heap_peak_bytes,omitempty"`
+	// Sends are the request start times by authority, when asked for.
+	Sends map[string][]stamp `json:"sends,omitempty"`
 }
 
 // runChild runs one crawl described on in and writes its result to out.
@@ -79,12 +84,16 @@ func runChild(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var sends *sendLog
+	if spec.RecordSends {
+		sends = &sendLog{}
+	}
 	var res childResult
 	switch spec.Crawler {
 	case "heed":
-		res, err = crawlHeed(ctx, spec)
+		res, err = crawlHeed(ctx, spec, sends)
 	case "colly":
-		res, err = crawlColly(ctx, spec)
+		res, err = crawlColly(ctx, spec, sends)
 	default:
 		err = fmt.Errorf("child: unknown crawler %q", spec.Crawler)
 	}
@@ -95,6 +104,9 @@ func runChild(in io.Reader, out io.Writer) error {
 		return err
 	}
 	res.Crawler = spec.Crawler
+	if sends != nil {
+		res.Sends = sends.byAuthority()
+	}
 	res.HeapPeakBytes = prof.heapPeak
 	res.PeakRSSKiB, err = peakRSS()
 	if err != nil {

@@ -23,7 +23,7 @@ const collyUserAgent = "Mozilla/5.0 (compatible; CollyPeer/1.0)"
 // allowed domains, a[href] followed, at most PerHost requests in flight
 // per host and Workers in all (the shared transport's budget), and a
 // visited set that lets no URL through twice (onceStorage).
-func crawlColly(ctx context.Context, spec childSpec) (childResult, error) {
+func crawlColly(ctx context.Context, spec childSpec, sends *sendLog) (childResult, error) {
 	c := colly.NewCollector(
 		colly.Async(true),
 		colly.AllowedDomains(spec.Domains...),
@@ -31,7 +31,7 @@ func crawlColly(ctx context.Context, spec childSpec) (childResult, error) {
 		colly.StdlibContext(ctx),
 	)
 	c.IgnoreRobotsTxt = false
-	c.WithTransport(newTransport(spec.PerHost, spec.Workers))
+	c.WithTransport(newTransport(spec.PerHost, spec.Workers, sends))
 	c.SetRequestTimeout(requestTimeout)
 	if err := c.SetStorage(&onceStorage{}); err != nil {
 		return childResult{}, fmt.Errorf("colly: %w", err)

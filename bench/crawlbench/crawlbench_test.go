@@ -91,36 +91,68 @@ func TestSmokeBothCrawlers(t *testing.T) {
 
 func TestSpacing(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	at := func(ms ...int) []time.Time {
-		var out []time.Time
-		for _, m := range ms {
-			out = append(out, t0.Add(time.Duration(m)*time.Millisecond))
+	at := func(ms ...int) []stamp {
+		var out []stamp
+		for i, m := range ms {
+			out = append(out, stamp{Path: fmt.Sprintf("/%d", i), Time: t0.Add(time.Duration(m) * time.Millisecond)})
 		}
 		return out
 	}
+	const gap = 100 * time.Millisecond
 	tests := []struct {
-		name       string
-		byAuth     map[string][]time.Time
-		gap        time.Duration
-		violations int
-		minGap     float64
-		span       float64
+		name    string
+		byAuth  map[string][]stamp
+		gap     time.Duration
+		want    spacingResult
+		details []gapViolation
 	}{
-		{"empty", nil, 100 * time.Millisecond, 0, 0, 0},
-		{"one request", map[string][]time.Time{"a": at(5)}, 100 * time.Millisecond, 0, 0, 0},
-		{"evenly spaced", map[string][]time.Time{"a": at(0, 100, 200)}, 100 * time.Millisecond, 0, 0.1, 0.2},
-		{"one short gap", map[string][]time.Time{"a": at(0, 100, 199)}, 100 * time.Millisecond, 1, 0.099, 0.199},
-		{"out of order input is sorted", map[string][]time.Time{"a": at(200, 0, 100)}, 100 * time.Millisecond, 0, 0.1, 0.2},
-		{"authorities apart", map[string][]time.Time{"a": at(0, 150), "b": at(10, 60)}, 100 * time.Millisecond, 1, 0.05, 0.15},
-		{"no gap asked", map[string][]time.Time{"a": at(0, 0, 1)}, 0, 0, 0, 0.001},
+		{name: "empty", gap: gap},
+		{name: "one request", byAuth: map[string][]stamp{"a": at(5)}, gap: gap},
+		{name: "evenly spaced", byAuth: map[string][]stamp{"a": at(0, 100, 200)}, gap: gap,
+			want: spacingResult{MinGap: 0.1, Span: 0.2}},
+		{name: "one short gap after a long one", byAuth: map[string][]stamp{"a": at(0, 130, 199)}, gap: gap,
+			want:    spacingResult{Violations: 1, MinGap: 0.069, Span: 0.199},
+			details: []gapViolation{{Authority: "a", Prev: "/1", Path: "/2", Gap: 0.069, GapBefore: 0.13}}},
+		{name: "first pair short", byAuth: map[string][]stamp{"a": at(0, 50)}, gap: gap,
+			want:    spacingResult{Violations: 1, MinGap: 0.05, Span: 0.05},
+			details: []gapViolation{{Authority: "a", Prev: "/0", Path: "/1", Gap: 0.05, GapBefore: -1}}},
+		{name: "out of order input is sorted", byAuth: map[string][]stamp{"a": at(200, 0, 100)}, gap: gap,
+			want: spacingResult{MinGap: 0.1, Span: 0.2}},
+		{name: "authorities apart", byAuth: map[string][]stamp{"a": at(0, 150), "b": at(10, 60)}, gap: gap,
+			want:    spacingResult{Violations: 1, MinGap: 0.05, Span: 0.15},
+			details: []gapViolation{{Authority: "b", Prev: "/0", Path: "/1", Gap: 0.05, GapBefore: -1}}},
+		{name: "no gap asked", byAuth: map[string][]stamp{"a": at(0, 0, 1)}, gap: 0,
+			want: spacingResult{MinGap: 0, Span: 0.001}},
 	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, minGap, span := spacing(tt.byAuth, tt.gap)
-			if v != tt.violations || math.Abs(minGap-tt.minGap) > 1e-9 || math.Abs(span-tt.span) > 1e-9 {
-				t.Errorf("spacing = %d, %v, %v; want %d, %v, %v", v, minGap, span, tt.violations, tt.minGap, tt.span)
+			got := spacing(tt.byAuth, tt.gap)
+			if got.Violations != tt.want.Violations || !near(got.MinGap, tt.want.MinGap) || !near(got.Span, tt.want.Span) {
+				t.Errorf("spacing = %d, %v, %v; want %d, %v, %v", got.Violations, got.MinGap, got.Span,
+					tt.want.Violations, tt.want.MinGap, tt.want.Span)
+			}
+			if len(got.Details) != len(tt.details) {
+				t.Fatalf("details %+v, want %+v", got.Details, tt.details)
+			}
+			for i, d := range got.Details {
+				w := tt.details[i]
+				if d.Authority != w.Authority || d.Prev != w.Prev || d.Path != w.Path || !near(d.Gap, w.Gap) || !near(d.GapBefore, w.GapBefore) {
+					t.Errorf("detail %d = %+v, want %+v", i, d, w)
+				}
 			}
 		})
+	}
+}
+
+func TestSpacingListsAtMostSomeViolations(t *testing.T) {
+	var ts []stamp
+	for i := 0; i < 3*maxViolationDetails; i++ {
+		ts = append(ts, stamp{Path: "/", Time: time.Unix(0, int64(i))})
+	}
+	got := spacing(map[string][]stamp{"a": ts}, time.Second)
+	if got.Violations != len(ts)-1 || len(got.Details) != maxViolationDetails {
+		t.Errorf("%d violations, %d listed", got.Violations, len(got.Details))
 	}
 }
 
@@ -272,7 +304,8 @@ func TestBudgetTransportCapsRequestsInFlight(t *testing.T) {
 	}))
 	defer srv.Close()
 	const budget = 3
-	client := &http.Client{Transport: newTransport(8, budget), Timeout: 10 * time.Second}
+	sends := &sendLog{}
+	client := &http.Client{Transport: newTransport(8, budget, sends), Timeout: 10 * time.Second}
 	var wg sync.WaitGroup
 	for i := 0; i < 12; i++ {
 		wg.Add(1)
@@ -290,6 +323,10 @@ func TestBudgetTransportCapsRequestsInFlight(t *testing.T) {
 	wg.Wait()
 	if p := peak.Load(); p > budget || p < 1 {
 		t.Errorf("peak in flight %d, budget %d", p, budget)
+	}
+	got := sends.byAuthority()
+	if len(got) != 1 || len(got[srv.URL]) != 12 {
+		t.Errorf("send log %v, want 12 requests to %s", got, srv.URL)
 	}
 }
 

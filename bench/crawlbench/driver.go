@@ -66,6 +66,10 @@ type runResult struct {
 	// end (that response, and the crawler noticing it is done).
 	LeadSeconds float64 `json:"lead_seconds"`
 	TailSeconds float64 `json:"tail_seconds"`
+	// Sends is the spacing of requests as they left the crawler (when
+	// recorded): the same check as the hit log's, on the other side of
+	// the connection.
+	Sends *spacingResult `json:"sends,omitempty"`
 }
 
 // crawlOnce starts a fresh site, runs one crawler against it in a child
@@ -81,9 +85,10 @@ func crawlOnce(ctx context.Context, cfg benchConfig, crawler string, run int, pr
 	spec := childSpec{
 		Crawler: crawler, Seeds: site.Seeds(), Domains: site.Domains(),
 		Workers: cfg.Workers, PerHost: cfg.PerHost, Timeout: cfg.Timeout, CollyLimit: cfg.CollyLimit,
+		RecordSends: cfg.Shape.CrawlDelay > 0,
 	}
 	if profile {
-		base := filepath.Join(cfg.ProfileDir, cfg.Bench+"-"+crawler)
+		base := filepath.Join(cfg.ProfileDir, fmt.Sprintf("%s-%s-perhost%d", cfg.Bench, crawler, cfg.PerHost))
 		spec.CPUProfile, spec.HeapProfile = base+".cpu.pprof", base+".heap.pprof"
 	}
 	in, err := json.Marshal(spec)
@@ -121,6 +126,11 @@ func crawlOnce(ctx context.Context, cfg benchConfig, crawler string, run int, pr
 	site.Close() // every handler has returned: the hit log is complete
 	gap := time.Duration(cfg.Shape.CrawlDelay * float64(time.Second))
 	res.Hits = analyse(site, heedAgent, gap)
+	if res.Child.Sends != nil {
+		sp := spacing(res.Child.Sends, gap)
+		res.Sends = &sp
+		res.Child.Sends = nil // the hit log is the record; keep the JSON small
+	}
 	if !res.Hits.First.IsZero() {
 		res.LeadSeconds = res.Hits.First.Sub(res.Child.Start).Seconds()
 		res.TailSeconds = res.Child.End.Sub(res.Hits.Last).Seconds()

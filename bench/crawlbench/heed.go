@@ -15,9 +15,9 @@ const heedAgent = "HeedBot"
 // crawlHeed crawls the seeds with heed as a user would write it: follow
 // a[href], stay on the site's domains, no floor delay (a robots.txt
 // Crawl-delay still applies), the shared transport.
-func crawlHeed(ctx context.Context, spec childSpec) (childResult, error) {
+func crawlHeed(ctx context.Context, spec childSpec, sends *sendLog) (childResult, error) {
 	c, err := crawler.New(heedAgent,
-		crawler.WithTransport(newTransport(spec.PerHost, spec.Workers)),
+		crawler.WithTransport(newTransport(spec.PerHost, spec.Workers, sends)),
 		crawler.WithAllowedDomains(spec.Domains...),
 		crawler.WithDelay(0),
 		crawler.WithWorkers(spec.Workers),

@@ -73,6 +73,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	loadBefore := loadAverage()
 	runs, profiled, err := runBench(ctx, cfg, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "crawlbench:", err)
@@ -80,8 +81,12 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	sums := summarise(cfg, runs)
 	gs := goals(cfg, sums)
+	env := currentEnvironment()
+	env.LoadBefore, env.LoadAfter = loadBefore, loadAverage()
 	writeMarkdown(stdout, cfg, runs, sums, gs)
-	path, err := writeJSON(outDir, cfg, runs, profiled, sums, gs)
+	fmt.Fprintf(stdout, "\n%s, %d CPUs, GOMAXPROCS %d; load average before %s, after %s\n",
+		env.GoVersion, env.NumCPU, env.GOMAXPROCS, env.LoadBefore, env.LoadAfter)
+	path, err := writeJSON(outDir, cfg, env, runs, profiled, sums, gs)
 	if err != nil {
 		fmt.Fprintln(stderr, "crawlbench:", err)
 		return 1
@@ -99,12 +104,16 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func parseFlags(bench string, args []string, stderr io.Writer) (benchConfig, string, error) {
 	cfg := benchConfig{Bench: bench, Shape: shape{Bytes: 8 << 10, Links: 10, Seed: 1}, CollyLimit: "per-host"}
 	crawlers := "heed,colly"
+	perHost := 8
 	switch bench {
 	case "throughput":
 		cfg.Shape.Hosts, cfg.Shape.Pages = 50, 400
 	case "politeness":
 		cfg.Shape.Hosts, cfg.Shape.Pages, cfg.Shape.CrawlDelay = 20, 50, 0.1
 		crawlers = "heed"
+		// heed's default: one request in flight per host. -per-host 8 is
+		// the throughput setting; bench/crawl.sh runs both.
+		perHost = 1
 	default:
 		return cfg, "", fmt.Errorf("unknown benchmark %q\n%s", bench, usage)
 	}
@@ -119,7 +128,7 @@ func parseFlags(bench string, args []string, stderr io.Writer) (benchConfig, str
 	fs.StringVar(&crawlers, "crawlers", crawlers, "comma-separated crawlers to run: heed, colly")
 	fs.IntVar(&cfg.Runs, "runs", 3, "measured runs per crawler, interleaved")
 	fs.IntVar(&cfg.Workers, "workers", 32, "requests in flight in all: heed's workers, the transport's budget for both")
-	fs.IntVar(&cfg.PerHost, "per-host", 8, "requests in flight per host")
+	fs.IntVar(&cfg.PerHost, "per-host", perHost, "requests in flight per host")
 	fs.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "time limit of one crawl")
 	fs.StringVar(&cfg.CollyLimit, "colly-limit", cfg.CollyLimit, `colly's limit rules: "per-host" (a LimitRule per authority) or "star" (one DomainGlob "*" rule, shared by all hosts)`)
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "after the measured runs, one more run per crawler writing CPU and peak-heap profiles to this directory")
@@ -170,6 +179,23 @@ type environment struct {
 	Revision   string `json:"vcs_revision,omitempty"`
 	Modified   bool   `json:"vcs_modified,omitempty"`
 	Time       string `json:"time"`
+	// LoadBefore and LoadAfter are /proc/loadavg around the benchmark:
+	// the machine is shared, and a high load explains slow, noisy runs.
+	LoadBefore string `json:"loadavg_before,omitempty"`
+	LoadAfter  string `json:"loadavg_after,omitempty"`
+}
+
+// loadAverage returns the first three fields of /proc/loadavg, or "".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func currentEnvironment() environment {
@@ -192,7 +218,7 @@ func currentEnvironment() environment {
 	return e
 }
 
-func writeJSON(dir string, cfg benchConfig, runs, profiled []runResult, sums []summary, gs []goal) (string, error) {
+func writeJSON(dir string, cfg benchConfig, env environment, runs, profiled []runResult, sums []summary, gs []goal) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -203,7 +229,7 @@ func writeJSON(dir string, cfg benchConfig, runs, profiled []runResult, sums []s
 		Goals       []goal      `json:"goals"`
 		Runs        []runResult `json:"runs"`
 		Profiled    []runResult `json:"profiled,omitempty"`
-	}{cfg, currentEnvironment(), sums, gs, runs, profiled}
+	}{cfg, env, sums, gs, runs, profiled}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return "", err

@@ -27,6 +27,8 @@ type summary struct {
 	MaxUnexpected     int     `json:"unexpected_max"`
 	MaxGapViolations  int     `json:"gap_violations_max"`
 	MinGapSeconds     float64 `json:"min_gap_seconds"`
+	MaxSendViolations int     `json:"send_gap_violations_max"`
+	MinSendGapSeconds float64 `json:"min_send_gap_seconds"`
 	SpanSeconds       float64 `json:"span_seconds_median"`
 	Interrupted       int     `json:"interrupted_runs"`
 	CrawlerErrors     int64   `json:"crawler_errors_max"`
@@ -51,7 +53,7 @@ func median(xs []float64) float64 {
 func summarise(cfg benchConfig, runs []runResult) []summary {
 	var out []summary
 	for _, c := range cfg.Crawlers {
-		s := summary{Crawler: c, RobotsMin: math.MaxInt, MinGapSeconds: math.Inf(1)}
+		s := summary{Crawler: c, RobotsMin: math.MaxInt, MinGapSeconds: math.Inf(1), MinSendGapSeconds: math.Inf(1)}
 		var pages, secs, pps, rss, spans, ideal, idealR []float64
 		for _, r := range runs {
 			if r.Crawler != c {
@@ -72,6 +74,10 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 			s.MaxGapViolations = max(s.MaxGapViolations, r.Hits.GapViolations)
 			s.MinGapSeconds = math.Min(s.MinGapSeconds, r.Hits.MinGapSeconds)
 			s.CrawlerErrors = max(s.CrawlerErrors, r.Child.Errors)
+			if r.Sends != nil {
+				s.MaxSendViolations = max(s.MaxSendViolations, r.Sends.Violations)
+				s.MinSendGapSeconds = math.Min(s.MinSendGapSeconds, r.Sends.MinGap)
+			}
 			if r.Child.Interrupted {
 				s.Interrupted++
 			}
@@ -90,6 +96,9 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 		}
 		if math.IsInf(s.MinGapSeconds, 1) {
 			s.MinGapSeconds = 0
+		}
+		if math.IsInf(s.MinSendGapSeconds, 1) {
+			s.MinSendGapSeconds = 0
 		}
 		out = append(out, s)
 	}
@@ -166,14 +175,15 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 			s.MaxDuplicates, robotsRange(s), s.MaxMissing, s.MaxUnexpected)
 	}
 	if sh.CrawlDelay > 0 {
-		fmt.Fprintf(w, "\n| crawler | wall s | ideal %d×%g s | wall ÷ ideal(%d) | ideal %d×%g s | wall ÷ ideal(%d) | longest host span s | gap violations (worst) | min gap s |\n",
+		fmt.Fprintf(w, "\n| crawler | wall s | ideal %d×%g s | wall ÷ ideal(%d) | ideal %d×%g s | wall ÷ ideal(%d) | longest host span s | gap violations at arrival (worst) | min arrival gap s | gap violations at send (worst) | min send gap s |\n",
 			sh.Pages, sh.CrawlDelay, sh.Pages, sh.Pages+1, sh.CrawlDelay, sh.Pages+1)
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, s := range sums {
-			fmt.Fprintf(w, "| %s | %.3f | %.2f | %.3f | %.2f | %.3f | %.3f | %d | %.4f |\n", s.Crawler, s.CrawlSeconds,
+			fmt.Fprintf(w, "| %s | %.3f | %.2f | %.3f | %.2f | %.3f | %.3f | %d | %.4f | %d | %.4f |\n", s.Crawler, s.CrawlSeconds,
 				float64(sh.Pages)*sh.CrawlDelay, s.RatioToIdeal, float64(sh.Pages+1)*sh.CrawlDelay, s.RatioToIdealRobot,
-				s.SpanSeconds, s.MaxGapViolations, s.MinGapSeconds)
+				s.SpanSeconds, s.MaxGapViolations, s.MinGapSeconds, s.MaxSendViolations, s.MinSendGapSeconds)
 		}
+		writeViolations(w, runs)
 	}
 	if len(gs) > 0 {
 		fmt.Fprintln(w, "\n| goal | target | measured | met |")
@@ -199,5 +209,35 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 	}
 	if strings.Contains(strings.Join(cfg.Crawlers, ","), "colly") && cfg.Bench == "throughput" {
 		fmt.Fprintf(w, "\ncolly limit mode: %s\n", cfg.CollyLimit)
+	}
+}
+
+// writeViolations lists each gap violation of the hit log, and of the
+// crawler's send log, run by run.
+func writeViolations(w io.Writer, runs []runResult) {
+	header := false
+	for _, r := range runs {
+		lists := []struct {
+			side string
+			vs   []gapViolation
+		}{{"arrival", r.Hits.Violations}}
+		if r.Sends != nil {
+			lists = append(lists, struct {
+				side string
+				vs   []gapViolation
+			}{"send", r.Sends.Details})
+		}
+		for _, l := range lists {
+			for _, v := range l.vs {
+				if !header {
+					fmt.Fprintln(w, "\nGap violations:")
+					fmt.Fprintln(w)
+					fmt.Fprintln(w, "| run | crawler | side | authority | previous request | request | gap s | gap before s |")
+					fmt.Fprintln(w, "|---:|---|---|---|---|---|---:|---:|")
+					header = true
+				}
+				fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %.4f | %.4f |\n", r.Run, r.Crawler, l.side, v.Authority, v.Prev, v.Path, v.Gap, v.GapBefore)
+			}
+		}
 	}
 }

@@ -17,7 +17,9 @@ import (
 // The budget matters for colly, whose async mode starts a goroutine per
 // request and has no global limit of its own: heed never exceeds it
 // anyway, because each of its budget workers has at most one request out.
-func newTransport(perHost, budget int) http.RoundTripper {
+//
+// sends, when not nil, records when each request leaves the crawler.
+func newTransport(perHost, budget int, sends *sendLog) http.RoundTripper {
 	t := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -26,10 +28,55 @@ func newTransport(perHost, budget int) http.RoundTripper {
 		IdleConnTimeout:       90 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
-	if budget <= 0 {
-		return t
+	var rt http.RoundTripper = t
+	if budget > 0 {
+		rt = &budgetTransport{next: rt, slots: make(chan struct{}, budget)}
 	}
-	return &budgetTransport{next: t, slots: make(chan struct{}, budget)}
+	if sends != nil {
+		rt = &sendTransport{next: rt, log: sends}
+	}
+	return rt
+}
+
+// sendLog is the crawler's side of the hit log: the moment each request
+// was handed to the transport, before any wait for a budget slot or a
+// connection. Comparing its spacing with the site's arrival times tells
+// pacing that is too tight from requests delayed on their way.
+type sendLog struct {
+	mu    sync.Mutex
+	sends map[string][]stamp // by authority
+}
+
+func (l *sendLog) record(req *http.Request) {
+	now := time.Now()
+	auth := req.URL.Scheme + "://" + req.URL.Host
+	l.mu.Lock()
+	if l.sends == nil {
+		l.sends = map[string][]stamp{}
+	}
+	l.sends[auth] = append(l.sends[auth], stamp{Path: req.URL.RequestURI(), Time: now})
+	l.mu.Unlock()
+}
+
+// byAuthority returns the sends recorded so far.
+func (l *sendLog) byAuthority() map[string][]stamp {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string][]stamp, len(l.sends))
+	for a, s := range l.sends {
+		out[a] = append([]stamp(nil), s...)
+	}
+	return out
+}
+
+type sendTransport struct {
+	next http.RoundTripper
+	log  *sendLog
+}
+
+func (t *sendTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.log.record(req)
+	return t.next.RoundTrip(req)
 }
 
 // budgetTransport holds one of its slots from the start of a request until
