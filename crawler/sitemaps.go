@@ -100,8 +100,12 @@ func (s SitemapStats) Format(w io.Writer) error {
 	if s.Queued == 0 && s.Read == 0 && s.Failed == 0 {
 		return nil
 	}
-	_, err := fmt.Fprintf(w, "sitemaps: %d queued, %d read, %d failed, %d truncated\n  listed %d pages: %d queued, %d already known, %d skipped\n",
-		s.Queued, s.Read, s.Failed, s.Truncated, s.Listed, s.PagesQueued, s.Duplicates, s.Skipped)
+	probes := ""
+	if s.Probes > 0 {
+		probes = fmt.Sprintf(" (%d /sitemap.xml probes not needed)", s.Probes)
+	}
+	_, err := fmt.Fprintf(w, "sitemaps: %d queued%s, %d read, %d failed, %d truncated\n  listed %d pages: %d queued, %d already known, %d skipped\n",
+		s.Queued, probes, s.Read, s.Failed, s.Truncated, s.Listed, s.PagesQueued, s.Duplicates, s.Skipped)
 	return err
 }
 
