@@ -183,14 +183,14 @@ func TestMedian(t *testing.T) {
 
 func TestSummariseAndGoals(t *testing.T) {
 	cfg := benchConfig{Bench: "throughput", Crawlers: []string{"heed", "colly"}, Shape: shape{Pages: 10}}
-	run := func(c string, pps float64, rssKiB int64, dups, robotsMax int) runResult {
-		return runResult{Crawler: c, PagesPerSec: pps, Child: childResult{PeakRSSKiB: rssKiB, CrawlSeconds: 1},
+	run := func(round int, c string, pps float64, rssKiB int64, dups, robotsMax int) runResult {
+		return runResult{Crawler: c, Run: round, PagesPerSec: pps, Child: childResult{PeakRSSKiB: rssKiB, CrawlSeconds: 1},
 			Hits: hitStats{UniquePages: 100, DuplicateFetches: dups, RobotsMin: 1, RobotsMax: robotsMax}}
 	}
 	runs := []runResult{
-		run("heed", 300, 10240, 0, 1), run("colly", 200, 40960, 5, 3),
-		run("heed", 100, 10240, 0, 1), run("colly", 100, 40960, 0, 1),
-		run("heed", 250, 20480, 1, 1), run("colly", 150, 30720, 0, 2),
+		run(1, "heed", 300, 10240, 0, 1), run(1, "colly", 200, 40960, 5, 3),
+		run(2, "heed", 100, 10240, 0, 1), run(2, "colly", 100, 40960, 0, 1),
+		run(3, "heed", 250, 20480, 1, 1), run(3, "colly", 150, 30720, 0, 2),
 	}
 	sums := summarise(cfg, runs)
 	if len(sums) != 2 {
@@ -204,15 +204,25 @@ func TestSummariseAndGoals(t *testing.T) {
 		t.Errorf("worst runs: heed %d duplicates, colly %d duplicates, %d robots.txt", h.MaxDuplicates, c.MaxDuplicates, c.RobotsMax)
 	}
 	met := map[string]bool{}
-	for _, g := range goals(cfg, sums) {
-		met[g.Name] = g.Met
+	values := map[string]float64{}
+	for _, g := range goals(cfg, runs, sums) {
+		met[g.Name], values[g.Name] = g.Met, g.Value
+	}
+	// Per-round pages/s ratios 1.5, 1.0 and 1.67; RSS ratios 0.25, 0.25, 0.67.
+	if v := values["unique pages/s, heed ÷ colly (median of per-round ratios)"]; v != 1.5 {
+		t.Errorf("median of per-round pages/s ratios = %v, want 1.5", v)
+	}
+	if v := values["peak RSS, heed ÷ colly (median of per-round ratios)"]; v != 0.25 {
+		t.Errorf("median of per-round RSS ratios = %v, want 0.25", v)
 	}
 	want := map[string]bool{
-		"unique pages/s, heed ÷ colly (medians)":             true, // 250/150
-		"peak RSS, heed ÷ colly (medians)":                   true, // 10/40
-		"robots.txt requests per authority, heed (all runs)": true,
-		"duplicate page fetches, heed (worst run)":           false,
-		"expected pages not fetched, heed (worst run)":       true,
+		"unique pages/s, heed ÷ colly (ratio of medians)":           true, // 250/150
+		"unique pages/s, heed ÷ colly (median of per-round ratios)": true,
+		"peak RSS, heed ÷ colly (ratio of medians)":                 true, // 10/40
+		"peak RSS, heed ÷ colly (median of per-round ratios)":       true,
+		"robots.txt requests per authority, heed (all runs)":        true,
+		"duplicate page fetches, heed (worst run)":                  false,
+		"expected pages not fetched, heed (worst run)":              true,
 	}
 	for name, w := range want {
 		if got, ok := met[name]; !ok || got != w {
@@ -231,7 +241,7 @@ func TestPolitenessGoals(t *testing.T) {
 	if got := sums[0].RatioToIdeal; math.Abs(got-5.3/5.0) > 1e-9 {
 		t.Errorf("wall ÷ ideal(50) = %v", got)
 	}
-	for _, g := range goals(cfg, sums) {
+	for _, g := range goals(cfg, runs, sums) {
 		if !g.Met {
 			t.Errorf("goal %q not met: %s", g.Name, g.Measured)
 		}

@@ -61,6 +61,9 @@ type runResult struct {
 	// for reference only: on Linux it includes the driver's own peak (see
 	// peakRSS), so the report uses the child's VmHWM instead.
 	RusageMaxRSSKiB int64 `json:"rusage_maxrss_kib"`
+	// CPUSeconds is the child's user and system CPU time (getrusage):
+	// less sensitive than wall time to other work on a shared machine.
+	CPUSeconds float64 `json:"cpu_seconds"`
 	// LeadSeconds is the time from the crawl's start to the site's first
 	// request; TailSeconds from the last request's arrival to the crawl's
 	// end (that response, and the crawler noticing it is done).
@@ -115,6 +118,7 @@ func crawlOnce(ctx context.Context, cfg benchConfig, crawler string, run int, pr
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			res.RusageMaxRSSKiB = ru.Maxrss
+			res.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 		}
 	}
 	if err != nil {

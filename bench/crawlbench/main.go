@@ -80,7 +80,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	sums := summarise(cfg, runs)
-	gs := goals(cfg, sums)
+	gs := goals(cfg, runs, sums)
 	env := currentEnvironment()
 	env.LoadBefore, env.LoadAfter = loadBefore, loadAverage()
 	writeMarkdown(stdout, cfg, runs, sums, gs)
