@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // CSV is an Exporter writing items as CSV rows under a header line.
@@ -294,8 +295,17 @@ var textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 // formatterFor picks a cell formatter for a field type once, so rows
 // cost no type analysis.
 func formatterFor(t reflect.Type) func(reflect.Value) (string, error) {
+	if t == reflect.TypeFor[time.Time]() {
+		return func(v reflect.Value) (string, error) {
+			return v.Interface().(time.Time).Format(time.RFC3339Nano), nil
+		}
+	}
 	if t.Implements(textMarshaler) && t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
-		return formatCell
+		// Known once for the field's type: no Implements check per row.
+		return func(v reflect.Value) (string, error) {
+			b, err := v.Interface().(encoding.TextMarshaler).MarshalText()
+			return string(b), err
+		}
 	}
 	switch t.Kind() {
 	case reflect.String:
