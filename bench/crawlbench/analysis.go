@@ -35,8 +35,11 @@ type hitStats struct {
 	GapViolations int     `json:"gap_violations"`
 	MinGapSeconds float64 `json:"min_gap_seconds"`
 	// SpanSeconds is the longest time from an authority's first request
-	// to its last one.
-	SpanSeconds float64 `json:"span_seconds"`
+	// to its last one; MedianGapSeconds and P95GapSeconds describe the
+	// spacing of all consecutive requests to one authority.
+	SpanSeconds      float64 `json:"span_seconds"`
+	MedianGapSeconds float64 `json:"median_gap_seconds"`
+	P95GapSeconds    float64 `json:"p95_gap_seconds"`
 	// Violations lists the first gap violations one by one.
 	Violations []gapViolation `json:"violations,omitempty"`
 	// First and Last are the arrival times of the first and last request.
@@ -101,6 +104,7 @@ func analyse(site *testweb.Site, agent string, gap time.Duration) hitStats {
 	}
 	sp := spacing(byAuth, gap)
 	st.GapViolations, st.MinGapSeconds, st.SpanSeconds, st.Violations = sp.Violations, sp.MinGap, sp.Span, sp.Details
+	st.MedianGapSeconds, st.P95GapSeconds = sp.MedianGap, sp.P95Gap
 	return st
 }
 
@@ -129,10 +133,14 @@ const maxViolationDetails = 20
 
 // spacingResult is how an authority's requests were spaced.
 type spacingResult struct {
-	Violations int            `json:"violations"`
-	MinGap     float64        `json:"min_gap_seconds"`
-	Span       float64        `json:"span_seconds"` // longest first-to-last of one authority
-	Details    []gapViolation `json:"details,omitempty"`
+	Violations int     `json:"violations"`
+	MinGap     float64 `json:"min_gap_seconds"`
+	Span       float64 `json:"span_seconds"` // longest first-to-last of one authority
+	// MedianGap and P95Gap describe every consecutive pair's spacing: how
+	// much more than the asked gap a request costs.
+	MedianGap float64        `json:"median_gap_seconds"`
+	P95Gap    float64        `json:"p95_gap_seconds"`
+	Details   []gapViolation `json:"details,omitempty"`
 }
 
 // spacing checks each authority's requests against gap: how many
@@ -146,6 +154,7 @@ func spacing(byAuth map[string][]stamp, gap time.Duration) spacingResult {
 		auths = append(auths, a)
 	}
 	sort.Strings(auths)
+	var gaps []float64
 	for _, a := range auths {
 		ts := byAuth[a]
 		// Hits are logged in arrival order, but each is stamped just
@@ -153,6 +162,7 @@ func spacing(byAuth map[string][]stamp, gap time.Duration) spacingResult {
 		sort.SliceStable(ts, func(i, j int) bool { return ts[i].Time.Before(ts[j].Time) })
 		for i := 1; i < len(ts); i++ {
 			d := ts[i].Time.Sub(ts[i-1].Time)
+			gaps = append(gaps, d.Seconds())
 			if d < gap {
 				res.Violations++
 				if len(res.Details) < maxViolationDetails {
@@ -173,6 +183,11 @@ func spacing(byAuth map[string][]stamp, gap time.Duration) spacingResult {
 	}
 	if math.IsInf(res.MinGap, 1) {
 		res.MinGap = 0
+	}
+	if len(gaps) > 0 {
+		sort.Float64s(gaps)
+		res.MedianGap = median(gaps)
+		res.P95Gap = gaps[min(len(gaps)-1, int(math.Ceil(0.95*float64(len(gaps))))-1)]
 	}
 	return res
 }

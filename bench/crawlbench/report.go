@@ -31,6 +31,8 @@ type summary struct {
 	MaxSendViolations int     `json:"send_gap_violations_max"`
 	MinSendGapSeconds float64 `json:"min_send_gap_seconds"`
 	SpanSeconds       float64 `json:"span_seconds_median"`
+	MedianGapSeconds  float64 `json:"median_gap_seconds_median"`
+	P95GapSeconds     float64 `json:"p95_gap_seconds_median"`
 	Interrupted       int     `json:"interrupted_runs"`
 	CrawlerErrors     int64   `json:"crawler_errors_max"`
 	RatioToIdeal      float64 `json:"wall_over_ideal_median,omitempty"`
@@ -55,7 +57,7 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 	var out []summary
 	for _, c := range cfg.Crawlers {
 		s := summary{Crawler: c, RobotsMin: math.MaxInt, MinGapSeconds: math.Inf(1), MinSendGapSeconds: math.Inf(1)}
-		var pages, secs, pps, rss, cpu, spans, ideal, idealR []float64
+		var pages, secs, pps, rss, cpu, spans, mgaps, pgaps, ideal, idealR []float64
 		for _, r := range runs {
 			if r.Crawler != c {
 				continue
@@ -67,6 +69,8 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 			rss = append(rss, float64(r.Child.PeakRSSKiB)/1024)
 			spans = append(spans, r.Hits.SpanSeconds)
 			cpu = append(cpu, r.CPUSeconds)
+			mgaps = append(mgaps, r.Hits.MedianGapSeconds)
+			pgaps = append(pgaps, r.Hits.P95GapSeconds)
 			s.MaxDuplicates = max(s.MaxDuplicates, r.Hits.DuplicateFetches)
 			s.RobotsMin = min(s.RobotsMin, r.Hits.RobotsMin)
 			s.RobotsMax = max(s.RobotsMax, r.Hits.RobotsMax)
@@ -93,6 +97,7 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 		}
 		s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.PeakRSSMiB = median(pages), median(secs), median(pps), median(rss)
 		s.SpanSeconds, s.CPUSeconds = median(spans), median(cpu)
+		s.MedianGapSeconds, s.P95GapSeconds = median(mgaps), median(pgaps)
 		if len(ideal) > 0 {
 			s.RatioToIdeal, s.RatioToIdealRobot = median(ideal), median(idealR)
 		}
@@ -213,13 +218,13 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 			s.MaxDuplicates, robotsRange(s), s.MaxMissing, s.MaxUnexpected)
 	}
 	if sh.CrawlDelay > 0 {
-		fmt.Fprintf(w, "\n| crawler | wall s | ideal %d×%g s | wall ÷ ideal(%d) | ideal %d×%g s | wall ÷ ideal(%d) | longest host span s | gap violations at arrival (worst) | min arrival gap s | gap violations at send (worst) | min send gap s |\n",
+		fmt.Fprintf(w, "\n| crawler | wall s | ideal %d×%g s | wall ÷ ideal(%d) | ideal %d×%g s | wall ÷ ideal(%d) | longest host span s | median gap s | p95 gap s | gap violations at arrival (worst) | min arrival gap s | gap violations at send (worst) | min send gap s |\n",
 			sh.Pages, sh.CrawlDelay, sh.Pages, sh.Pages+1, sh.CrawlDelay, sh.Pages+1)
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, s := range sums {
-			fmt.Fprintf(w, "| %s | %.3f | %.2f | %.3f | %.2f | %.3f | %.3f | %d | %.4f | %d | %.4f |\n", s.Crawler, s.CrawlSeconds,
+			fmt.Fprintf(w, "| %s | %.3f | %.2f | %.3f | %.2f | %.3f | %.3f | %.4f | %.4f | %d | %.4f | %d | %.4f |\n", s.Crawler, s.CrawlSeconds,
 				float64(sh.Pages)*sh.CrawlDelay, s.RatioToIdeal, float64(sh.Pages+1)*sh.CrawlDelay, s.RatioToIdealRobot,
-				s.SpanSeconds, s.MaxGapViolations, s.MinGapSeconds, s.MaxSendViolations, s.MinSendGapSeconds)
+				s.SpanSeconds, s.MedianGapSeconds, s.P95GapSeconds, s.MaxGapViolations, s.MinGapSeconds, s.MaxSendViolations, s.MinSendGapSeconds)
 		}
 		writeViolations(w, runs)
 	}
