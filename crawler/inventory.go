@@ -496,9 +496,14 @@ func (iv *inventoryRun) verdict(ctx context.Context, row *InventoryRow) error {
 		row.Reason = skiplog.InvalidURL
 		return nil
 	}
-	e, err := iv.entry(ctx, auth)
-	if err != nil {
-		return err
+	// The file as first read decides for the whole inventory: refetching
+	// it here could wait on the authority's slot, which the sitemap being
+	// read holds until it is closed.
+	e, ok := iv.robots.Cached(auth)
+	if !ok || (e.State == middleware.RobotsUnreachable && e.FetchedAt.Sub(e.FirstFailure) < iv.giveUp) {
+		if e, err = iv.entry(ctx, auth); err != nil {
+			return err
+		}
 	}
 	row.RobotsURL = e.URL
 	switch e.State {

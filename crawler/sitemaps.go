@@ -194,11 +194,14 @@ func (m *sitemapReader) queueSitemap(rawURL string, depth int, referrer string, 
 		m.skipOnce(&skiplog.Record{URL: canon, Authority: auth, Reason: reason, Detail: detail, Depth: depth, Referrer: referrer})
 		return
 	}
-	if m.r.enqueue(req) == frontier.Added {
-		m.mu.Lock()
+	added := m.r.enqueue(req) == frontier.Added
+	m.mu.Lock()
+	if added {
 		m.st.Queued++
-		m.mu.Unlock()
+	} else {
+		m.perAuth[auth]-- // refused by the frontier's admission: not read
 	}
+	m.mu.Unlock()
 }
 
 // stage drops a WithSitemapSeeds probe that robots.txt made redundant. It

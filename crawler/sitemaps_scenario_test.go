@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -158,6 +159,26 @@ func TestSitemapsOnlyCrawl(t *testing.T) {
 	if res.sum.Sitemaps.Read < int64(len(exp.Fetched)) {
 		t.Errorf("summary: %d sitemaps read, want at least %d", res.sum.Sitemaps.Read, len(exp.Fetched))
 	}
+	// Sitemap fetches are paced like pages: per authority, requests are
+	// never closer than the floor (or the delay host's Crawl-delay).
+	byAuth := map[string][]testweb.Hit{}
+	for _, h := range res.site.Hits() {
+		byAuth[h.Authority] = append(byAuth[h.Authority], h)
+	}
+	delayHost := res.site.Host(testweb.HostDelay).Authority
+	for auth, hits := range byAuth {
+		interval := testFloor
+		if auth == delayHost {
+			interval = time.Duration(testweb.DelayCrawlDelay * float64(time.Second))
+		}
+		sort.Slice(hits, func(i, j int) bool { return hits[i].Time.Before(hits[j].Time) })
+		for i := 1; i < len(hits); i++ {
+			if gap := hits[i].Time.Sub(hits[i-1].Time); gap < interval {
+				t.Errorf("%s: %s then %s only %v apart (interval %v)", auth, hits[i-1].Path, hits[i].Path, gap, interval)
+			}
+		}
+	}
+
 	// Nothing else is in the skip log but the probes of the two sites
 	// whose robots.txt stays unreachable.
 	unreachable := map[string]bool{

@@ -66,6 +66,11 @@ func (s *mapSite) count(p string) int {
 // was parsed by.
 func crawlMaps(t *testing.T, extra ...crawler.Option) (map[string]*skiplog.Record, crawler.Summary, map[string]string) {
 	t.Helper()
+	return crawlMapsFrom(t, nil, extra...)
+}
+
+func crawlMapsFrom(t *testing.T, seeds []string, extra ...crawler.Option) (map[string]*skiplog.Record, crawler.Summary, map[string]string) {
+	t.Helper()
 	var skips bytes.Buffer
 	opts := append([]crawler.Option{
 		crawler.WithDelay(time.Millisecond),
@@ -90,7 +95,7 @@ func crawlMaps(t *testing.T, extra ...crawler.Option) (map[string]*skiplog.Recor
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	sum, err := c.Run(ctx)
+	sum, err := c.Run(ctx, seeds...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +332,9 @@ func TestSitemapGzipBombIsBounded(t *testing.T) {
 			}
 		}
 	}()
-	_, sum, parsedBy := crawlMaps(t, crawler.WithSitemaps(srv.URL+"/bomb.xml.gz"))
+	// The request timeout covers reading the body; give a slow (race
+	// detector) run all the time it needs to reach the limit.
+	_, sum, parsedBy := crawlMaps(t, crawler.WithSitemaps(srv.URL+"/bomb.xml.gz"), crawler.WithTimeout(10*time.Minute))
 	close(stop)
 	<-sampled
 
@@ -347,5 +354,25 @@ func TestSitemapGzipBombIsBounded(t *testing.T) {
 	t.Logf("inflated %d MiB from %d KiB served; heap peak %d MiB above the start", res.Bytes>>20, served.Load()>>10, grew>>20)
 	if grew > 24<<20 {
 		t.Errorf("heap grew by %d MiB while reading a 50 MiB sitemap: it was not streamed", grew>>20)
+	}
+}
+
+// TestSitemapProbeRedirect: with WithSitemapSeeds, a site whose robots.txt
+// lists no sitemap and whose /sitemap.xml redirects has the target read as
+// a sitemap; the seed page itself is not fetched.
+func TestSitemapProbeRedirect(t *testing.T) {
+	s := newMapSite(t, map[string]string{
+		"/sitemap.xml": "->/real.xml",
+		"/real.xml":    urlsetHead + urlEntry("BASE/listed", "2026-01-02") + "</urlset>",
+	})
+	recs, sum, parsedBy := crawlMapsFrom(t, []string{s.url("/start")}, crawler.WithSitemapSeeds())
+	if len(recs) != 0 {
+		t.Errorf("skip records %v, want none", recs)
+	}
+	if _, ok := parsedBy["/listed"]; !ok || len(parsedBy) != 1 {
+		t.Errorf("pages fetched %v, want /listed only", parsedBy)
+	}
+	if s.count("/start") != 0 || s.count("/real.xml") != 1 || sum.Sitemaps.Read != 1 {
+		t.Errorf("seed fetched %d times, real.xml %d times, %d sitemaps read", s.count("/start"), s.count("/real.xml"), sum.Sitemaps.Read)
 	}
 }
