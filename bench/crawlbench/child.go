@@ -32,6 +32,9 @@ type childSpec struct {
 	// or "star" (a single DomainGlob "*" rule, which colly applies to all
 	// hosts together).
 	CollyLimit string `json:"colly_limit,omitempty"`
+	// CollyVisited is "once" (onceStorage, the default) or "colly"
+	// (colly's own InMemoryStorage, to show the duplicates it lets by).
+	CollyVisited string `json:"colly_visited,omitempty"`
 	// CPUProfile and HeapProfile, when set, are files the child writes
 	// pprof profiles to.
 	CPUProfile  string `json:"cpu_profile,omitempty"`

@@ -33,8 +33,15 @@ func crawlColly(ctx context.Context, spec childSpec, sends *sendLog) (childResul
 	c.IgnoreRobotsTxt = false
 	c.WithTransport(newTransport(spec.PerHost, spec.Workers, sends))
 	c.SetRequestTimeout(requestTimeout)
-	if err := c.SetStorage(&onceStorage{}); err != nil {
-		return childResult{}, fmt.Errorf("colly: %w", err)
+	switch spec.CollyVisited {
+	case "", "once":
+		if err := c.SetStorage(&onceStorage{}); err != nil {
+			return childResult{}, fmt.Errorf("colly: %w", err)
+		}
+	case "colly":
+		// colly's default InMemoryStorage, already in place.
+	default:
+		return childResult{}, fmt.Errorf("colly: unknown visited set %q (once or colly)", spec.CollyVisited)
 	}
 	rules, err := collyLimits(spec)
 	if err != nil {

@@ -346,6 +346,7 @@ func TestParseFlagsRejectsBadInput(t *testing.T) {
 		{"throughput", "-runs", "0"},
 		{"throughput", "-crawlers", "heed,scrapy"},
 		{"throughput", "-colly-limit", "some"},
+		{"throughput", "-colly-visited", "twice"},
 		{"throughput", "-hosts", "0"},
 		{"throughput", "-workers", "-1"},
 		{"politeness", "-crawl-delay", "-1"},

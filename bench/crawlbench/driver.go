@@ -37,15 +37,16 @@ func (s shape) generated() testweb.Generated {
 
 // benchConfig is one benchmark invocation.
 type benchConfig struct {
-	Bench      string        `json:"bench"` // "throughput" or "politeness"
-	Shape      shape         `json:"shape"`
-	Crawlers   []string      `json:"crawlers"`
-	Runs       int           `json:"runs"`
-	Workers    int           `json:"workers"`
-	PerHost    int           `json:"per_host"`
-	Timeout    time.Duration `json:"timeout_ns"`
-	CollyLimit string        `json:"colly_limit"`
-	ProfileDir string        `json:"profile_dir,omitempty"`
+	Bench        string        `json:"bench"` // "throughput" or "politeness"
+	Shape        shape         `json:"shape"`
+	Crawlers     []string      `json:"crawlers"`
+	Runs         int           `json:"runs"`
+	Workers      int           `json:"workers"`
+	PerHost      int           `json:"per_host"`
+	Timeout      time.Duration `json:"timeout_ns"`
+	CollyLimit   string        `json:"colly_limit"`
+	CollyVisited string        `json:"colly_visited"`
+	ProfileDir   string        `json:"profile_dir,omitempty"`
 }
 
 // runResult is one crawl: the child's report and the hit log's.
@@ -88,7 +89,8 @@ func crawlOnce(ctx context.Context, cfg benchConfig, crawler string, run int, pr
 	spec := childSpec{
 		Crawler: crawler, Seeds: site.Seeds(), Domains: site.Domains(),
 		Workers: cfg.Workers, PerHost: cfg.PerHost, Timeout: cfg.Timeout, CollyLimit: cfg.CollyLimit,
-		RecordSends: cfg.Shape.CrawlDelay > 0,
+		CollyVisited: cfg.CollyVisited,
+		RecordSends:  cfg.Shape.CrawlDelay > 0,
 	}
 	if profile {
 		base := filepath.Join(cfg.ProfileDir, fmt.Sprintf("%s-%s-perhost%d", cfg.Bench, crawler, cfg.PerHost))

@@ -102,7 +102,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func parseFlags(bench string, args []string, stderr io.Writer) (benchConfig, string, error) {
-	cfg := benchConfig{Bench: bench, Shape: shape{Bytes: 8 << 10, Links: 10, Seed: 1}, CollyLimit: "per-host"}
+	cfg := benchConfig{Bench: bench, Shape: shape{Bytes: 8 << 10, Links: 10, Seed: 1}, CollyLimit: "per-host", CollyVisited: "once"}
 	crawlers := "heed,colly"
 	perHost := 8
 	switch bench {
@@ -131,6 +131,7 @@ func parseFlags(bench string, args []string, stderr io.Writer) (benchConfig, str
 	fs.IntVar(&cfg.PerHost, "per-host", perHost, "requests in flight per host")
 	fs.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "time limit of one crawl")
 	fs.StringVar(&cfg.CollyLimit, "colly-limit", cfg.CollyLimit, `colly's limit rules: "per-host" (a LimitRule per authority) or "star" (one DomainGlob "*" rule, shared by all hosts)`)
+	fs.StringVar(&cfg.CollyVisited, "colly-visited", cfg.CollyVisited, `colly's visited set: "once" (race-free test-and-set) or "colly" (colly's InMemoryStorage, which lets duplicates by)`)
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "after the measured runs, one more run per crawler writing CPU and peak-heap profiles to this directory")
 	outDir := fs.String("out", filepath.Join("bench", "out"), "directory for the JSON results")
 	if err := fs.Parse(args); err != nil {
@@ -157,6 +158,8 @@ func parseFlags(bench string, args []string, stderr io.Writer) (benchConfig, str
 		return cfg, "", fmt.Errorf("-timeout %v not in (0, 1h]", cfg.Timeout)
 	case cfg.CollyLimit != "per-host" && cfg.CollyLimit != "star":
 		return cfg, "", fmt.Errorf(`-colly-limit %q: "per-host" or "star"`, cfg.CollyLimit)
+	case cfg.CollyVisited != "once" && cfg.CollyVisited != "colly":
+		return cfg, "", fmt.Errorf(`-colly-visited %q: "once" or "colly"`, cfg.CollyVisited)
 	}
 	// The site checks its own shape (hosts, pages, sizes) when it starts.
 	if err := validateShape(cfg.Shape); err != nil {

@@ -251,7 +251,7 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 			r.Child.Errors, r.Hits.GapViolations, r.Hits.MinGapSeconds)
 	}
 	if strings.Contains(strings.Join(cfg.Crawlers, ","), "colly") && cfg.Bench == "throughput" {
-		fmt.Fprintf(w, "\ncolly limit mode: %s\n", cfg.CollyLimit)
+		fmt.Fprintf(w, "\ncolly: limit rules %s, visited set %s\n", cfg.CollyLimit, cfg.CollyVisited)
 	}
 }
 
