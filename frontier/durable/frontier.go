@@ -1,0 +1,627 @@
+package durable
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/heedcrawl/heed/frontier"
+)
+
+// Frontier is a frontier.Frontier whose state lives in a Pebble store on
+// disk. It is safe for concurrent use. See the package doc for what is
+// durable when, and what it keeps in memory.
+type Frontier struct {
+	cfg  frontier.Config
+	db   *pebble.DB
+	path string
+
+	mu     sync.Mutex
+	closed bool
+	broken error // the first store failure; every later call returns it
+	ctr    counters
+	auths  map[string]*authority // authorities with requests queued or leased
+	leases map[uint64]lease      // by Seq
+	// pending holds the fingerprints of pushes between their seen-set
+	// lookup and their commit, so that a concurrent push of the same URL
+	// is a Duplicate.
+	pending   map[frontier.Fingerprint]struct{}
+	ready     authHeap
+	waiting   authHeap
+	queued    int
+	admitting int    // Push calls inside the admission function
+	turn      uint64 // last round-robin turn given out
+
+	// ops counts calls that use the store without holding mu (waiting for
+	// an fsync, iterating for Drain or ForEachMeta); Close waits for them.
+	ops sync.WaitGroup
+
+	wait waitState
+}
+
+// lease is a request handed out by Next: its URL and its authority.
+type lease struct {
+	url string
+	a   *authority
+}
+
+var _ frontier.Frontier = (*Frontier)(nil)
+
+// Open opens the frontier state in the directory path, creating it if it
+// does not exist, configured by opts like any frontier (frontier.WithGate,
+// WithLeasesPerAuthority, WithOrder, WithAdmit, WithClock...).
+//
+// Requests that were leased when the state was last closed or its process
+// died are put back at the head of their authorities' queues. Holds from
+// Retry, the seen set, Seq and the counts are as they were. The order of a
+// state is fixed when it is created: Open with another WithOrder returns
+// an *OrderError. A directory written by an unknown format version, or not
+// by this package, gives a *FormatError. A state is used by one process at
+// a time: Open fails while another has it open.
+func Open(path string, opts ...frontier.Option) (*Frontier, error) {
+	cfg := frontier.NewConfig(opts...)
+	db, err := openStore(path, false)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := checkFormat(db, path, cfg.Order, false)
+	if err == nil && stored != cfg.Order {
+		err = &OrderError{Path: path, Stored: stored, Got: cfg.Order}
+	}
+	f := &Frontier{
+		cfg:     cfg,
+		db:      db,
+		path:    path,
+		auths:   make(map[string]*authority),
+		leases:  make(map[uint64]lease),
+		pending: make(map[frontier.Fingerprint]struct{}),
+		ready:   authHeap{order: cfg.Order},
+		waiting: authHeap{byTime: true},
+	}
+	if err == nil {
+		err = f.load()
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// readAhead returns how many queue entries each authority keeps in memory:
+// up to 16, fewer when there are many authorities, so that the read-ahead
+// of all of them stays near 64k requests.
+func (f *Frontier) readAhead() int {
+	return max(1, min(16, 65536/max(1, len(f.auths))))
+}
+
+// fill reads a's first queue entries from disk into its read-ahead.
+func (f *Frontier) fill(a *authority) error {
+	p := queuePrefix(a.id)
+	lower := p
+	if a.floor != nil {
+		// Every key below the last one handed out is deleted: start there
+		// rather than step over the tombstones.
+		lower = a.floor
+	}
+	it, err := f.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upperBound(p)})
+	if err != nil {
+		return err
+	}
+	limit := f.readAhead()
+	a.heads = a.heads[:0]
+	for ok := it.First(); ok && len(a.heads) < limit; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		r, err := decodeRequest(v)
+		if err != nil {
+			it.Close()
+			return fmt.Errorf("%w (key %x)", err, it.Key())
+		}
+		a.heads = append(a.heads, entry{key: slices.Clone(it.Key()), req: r})
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return err
+	}
+	if len(a.heads) == 0 {
+		return fmt.Errorf("durable: %s: authority %s counts %d queued requests but none is stored", f.path, a.name, a.queued)
+	}
+	return nil
+}
+
+// usable returns the error a call gets when the frontier cannot work.
+// f.mu is held.
+func (f *Frontier) usable() error {
+	if f.closed {
+		return frontier.ErrClosed
+	}
+	return f.broken
+}
+
+// fail records a store failure: the frontier stops, and waiters are told.
+// f.mu is held.
+func (f *Frontier) fail(err error) error {
+	if f.broken == nil {
+		f.broken = fmt.Errorf("durable: %s: %w", f.path, err)
+		f.broadcast()
+	}
+	return f.broken
+}
+
+// apply commits b without waiting for fsync; f.mu is held.
+func (f *Frontier) apply(b *pebble.Batch) error {
+	b.Set([]byte{prefixCounters}, f.ctr.encode(), nil)
+	err := b.Commit(pebble.NoSync)
+	b.Close()
+	if err != nil {
+		return f.fail(err)
+	}
+	return nil
+}
+
+// authorityPrefix returns the authority a canonical URL starts with.
+func authorityPrefix(canon string) string {
+	i := strings.Index(canon, "://") + 3
+	j := strings.IndexByte(canon[i:], '/')
+	if j < 0 {
+		return canon
+	}
+	return canon[:i+j]
+}
+
+// place puts an authority that is in neither heap into the one it belongs
+// to, if any, exactly as the Memory frontier does.
+func (f *Frontier) place(a *authority) {
+	if a.queued == 0 || a.leased >= f.cfg.LeasesPerAuthority {
+		return
+	}
+	if !a.hold.IsZero() {
+		if a.hold.After(f.cfg.Now()) {
+			a.at = a.hold
+			f.waiting.push(a)
+			return
+		}
+		a.hold = time.Time{}
+	}
+	f.ready.push(a)
+}
+
+// Next leases the best request whose authority is ready, with the Memory
+// frontier's rules: the authority is not on hold from Retry, has a free
+// lease, and the Gate's ReadyAt for it is not after now; among ready
+// authorities the one whose head request has the highest priority, then
+// the lowest depth (highest for DepthFirst), and among equals the one
+// served longest ago. When none is ready, Next sleeps until the earliest
+// time one may be, or until Push, Done, Retry or Close. It returns
+// ErrExhausted when nothing is queued, leased or being admitted, ErrClosed
+// after Close, the store's error after a store failure, or the context's
+// error.
+//
+// The lease is written to disk (without waiting for fsync) before Next
+// returns: if the process dies before Done or Retry, the next Open puts the
+// request back at the head of its queue.
+func (f *Frontier) Next(ctx context.Context) (*frontier.Request, error) {
+	f.mu.Lock()
+	var w *waiter
+	for {
+		if err := f.usable(); err != nil {
+			f.mu.Unlock()
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			f.kick() // in case this waiter was signalled: pass it on
+			f.mu.Unlock()
+			return nil, err
+		}
+		req, err := f.take()
+		if err != nil {
+			f.mu.Unlock()
+			return nil, err
+		}
+		if req != nil {
+			f.kick()
+			f.mu.Unlock()
+			return req, nil
+		}
+		if f.exhausted() {
+			f.broadcast()
+			f.mu.Unlock()
+			return nil, frontier.ErrExhausted
+		}
+		if w == nil {
+			w = &waiter{ch: make(chan struct{}, 1)}
+		}
+		f.wait.list.pushBack(w)
+		f.kick() // arms the timer for the earliest waiting authority
+		f.mu.Unlock()
+
+		select {
+		case <-w.ch:
+			f.mu.Lock()
+			f.wait.signalled--
+		case <-ctx.Done():
+			f.mu.Lock()
+			if w.listed {
+				f.wait.list.remove(w)
+			} else {
+				f.wait.signalled--
+				f.kick()
+			}
+			f.mu.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// exhausted reports whether nothing is queued, leased or being admitted.
+func (f *Frontier) exhausted() bool {
+	return f.queued == 0 && len(f.leases) == 0 && f.admitting == 0
+}
+
+// take leases the best ready request, or returns nil.
+func (f *Frontier) take() (*frontier.Request, error) {
+	if f.ready.len() == 0 && f.waiting.len() == 0 {
+		return nil, nil
+	}
+	now := f.cfg.Now()
+	for f.waiting.len() > 0 {
+		a := f.waiting.top()
+		if a.at.After(now) {
+			break
+		}
+		f.waiting.remove(a)
+		f.ready.push(a)
+	}
+	for f.ready.len() > 0 {
+		a := f.ready.top()
+		if t := f.readyAt(a); t.After(now) {
+			f.ready.remove(a)
+			a.at = t
+			f.waiting.push(a)
+			continue
+		}
+		return f.lease(a)
+	}
+	return nil, nil
+}
+
+// lease hands out a's head request: on disk, its queue entry becomes a
+// lease in one write.
+func (f *Frontier) lease(a *authority) (*frontier.Request, error) {
+	e := a.heads[0]
+	b := f.db.NewBatch()
+	b.Delete(e.key, nil)
+	b.Set(leaseKey(e.req.Seq), leaseValue(a.id, e.req), nil)
+	rec := a.record()
+	rec.queued--
+	rec.hold = time.Time{}
+	b.Set(authorityKey(a.id), rec.encode(), nil)
+	if err := f.apply(b); err != nil {
+		return nil, err
+	}
+	a.popHead()
+	a.floor = e.key
+	a.queued--
+	f.queued--
+	a.hold = time.Time{}
+	a.leased++
+	f.leases[e.req.Seq] = lease{url: e.req.URL, a: a}
+	f.turn++
+	a.turn = f.turn
+	if len(a.heads) == 0 && a.queued > 0 {
+		if err := f.fill(a); err != nil {
+			return nil, f.fail(err)
+		}
+	}
+	if a.queued > 0 && a.leased < f.cfg.LeasesPerAuthority {
+		f.ready.fix(a)
+	} else {
+		f.ready.remove(a)
+	}
+	return e.req, nil
+}
+
+// readyAt returns when a may next be handed out: its hold or its Gate
+// time, whichever is later.
+func (f *Frontier) readyAt(a *authority) time.Time {
+	t := a.hold
+	if f.cfg.Gate != nil {
+		if g := f.cfg.Gate.ReadyAt(a.name); g.After(t) {
+			t = g
+		}
+	}
+	return t
+}
+
+// Done ends the lease of req (matched by Seq and URL) and deletes it from
+// disk, without waiting for fsync: after a crash soon after, the request
+// may be handed out once more. It returns an error wrapping
+// frontier.ErrNotLeased if req is not leased, and ErrClosed after Close.
+func (f *Frontier) Done(_ context.Context, req *frontier.Request) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a, err := f.leased(req)
+	if err != nil {
+		return err
+	}
+	b := f.db.NewBatch()
+	b.Delete(leaseKey(req.Seq), nil)
+	if a.queued == 0 && a.leased == 1 {
+		b.Delete(authorityKey(a.id), nil)
+	}
+	if err := f.apply(b); err != nil {
+		return err
+	}
+	f.endLease(req, a)
+	f.release(a)
+	return nil
+}
+
+// Retry ends the lease of req and queues req (as passed, so that a changed
+// Attempt or Meta is kept) at the head of its authority's queue. The
+// authority is not handed out before notBefore; a zero or past notBefore
+// adds no wait. Several Retries of one authority keep the latest hold. The
+// hold is stored with the authority, so it outlasts a restart.
+func (f *Frontier) Retry(_ context.Context, req *frontier.Request, notBefore time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a, err := f.leased(req)
+	if err != nil {
+		return err
+	}
+	hold := a.hold
+	if notBefore.After(hold) {
+		hold = notBefore
+	}
+	f.ctr.front++
+	key := frontKey(a.id, f.ctr.front)
+	b := f.db.NewBatch()
+	b.Delete(leaseKey(req.Seq), nil)
+	b.Set(key, encodeRequest(nil, req), nil)
+	rec := a.record()
+	rec.queued++
+	rec.hold = hold
+	b.Set(authorityKey(a.id), rec.encode(), nil)
+	if err := f.apply(b); err != nil {
+		return err
+	}
+	f.endLease(req, a)
+	a.hold = hold
+	a.noteKey(entry{key: key, req: req}, f.readAhead())
+	a.queued++
+	f.queued++
+	f.ready.remove(a)
+	f.waiting.remove(a)
+	f.release(a)
+	return nil
+}
+
+// leased returns the authority of req's lease, or why there is none.
+func (f *Frontier) leased(req *frontier.Request) (*authority, error) {
+	if err := f.usable(); err != nil {
+		return nil, err
+	}
+	if req == nil {
+		return nil, fmt.Errorf("%w: nil request", frontier.ErrNotLeased)
+	}
+	l, ok := f.leases[req.Seq]
+	if !ok || l.url != req.URL {
+		return nil, fmt.Errorf("%w: %s (seq %d)", frontier.ErrNotLeased, req.URL, req.Seq)
+	}
+	return l.a, nil
+}
+
+func (f *Frontier) endLease(req *frontier.Request, a *authority) {
+	delete(f.leases, req.Seq)
+	a.leased--
+}
+
+// release re-schedules a after one of its leases ended, and wakes waiters.
+func (f *Frontier) release(a *authority) {
+	if a.queued == 0 && a.leased == 0 {
+		delete(f.auths, a.name)
+	} else if !f.ready.has(a) && !f.waiting.has(a) {
+		f.place(a)
+	}
+	if f.exhausted() {
+		f.broadcast()
+		return
+	}
+	f.kick()
+}
+
+// Stats reports the counts; it works after Close too. ByAuthority lists
+// the authorities with queued requests. Counts come from memory: nothing is
+// read from disk.
+func (f *Frontier) Stats() frontier.Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := frontier.Stats{
+		Queued:      f.queued,
+		Leased:      len(f.leases),
+		Seen:        int(f.ctr.seen),
+		Duplicates:  int(f.ctr.dups),
+		Rejected:    int(f.ctr.rejects),
+		ByAuthority: make(map[string]int),
+	}
+	for name, a := range f.auths {
+		if a.queued > 0 {
+			s.ByAuthority[name] = a.queued
+		}
+	}
+	return s
+}
+
+// Sync waits until everything written so far is on stable storage:
+// the leases, Done and Retry calls (which do not wait for fsync) and the
+// counters of duplicate and rejected pushes (which are written with the
+// next write). Push, PushBatch, the meta writes and Close sync by
+// themselves.
+func (f *Frontier) Sync() error {
+	f.mu.Lock()
+	if err := f.usable(); err != nil {
+		f.mu.Unlock()
+		return err
+	}
+	b := f.db.NewBatch()
+	b.Set([]byte{prefixCounters}, f.ctr.encode(), nil)
+	return f.commitSynced(b) // unlocks f.mu
+}
+
+// commitSynced applies b while f.mu is held (so that writes reach the log
+// in the order of the state they record), unlocks f.mu, and waits for the
+// fsync, which concurrent callers share.
+func (f *Frontier) commitSynced(b *pebble.Batch) error {
+	if err := f.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
+		b.Close()
+		err = f.fail(err)
+		f.mu.Unlock()
+		return err
+	}
+	f.ops.Add(1)
+	f.mu.Unlock()
+	defer f.ops.Done()
+	err := b.SyncWait()
+	b.Close()
+	if err != nil {
+		f.mu.Lock()
+		err = f.fail(err)
+		f.mu.Unlock()
+	}
+	return err
+}
+
+// Close makes every blocked and later Next return ErrClosed, and the other
+// calls fail with ErrClosed; it waits for calls in progress, syncs and
+// closes the store. Leased requests stay leased on disk: the next Open puts
+// them back in their queues. Closing twice is harmless.
+func (f *Frontier) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil
+	}
+	f.closed = true
+	f.stopTimer()
+	f.broadcast()
+	ctr, broken := f.ctr.encode(), f.broken
+	f.mu.Unlock()
+
+	f.ops.Wait()
+	var err error
+	if broken == nil {
+		err = f.db.Set([]byte{prefixCounters}, ctr, pebble.Sync)
+	}
+	if cerr := f.db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("durable: close %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// Drain removes every queued (not leased) request and passes each to fn
+// (nil fn: they are dropped), authority by authority in name order, each
+// authority's in queue order. The removal is one synced write; fn is then
+// called without the frontier's lock, reading the removed requests from a
+// snapshot, so Drain needs no memory for them. Leased requests stay leased.
+// Drained URLs stay seen. Call Drain before Close: after Close it returns
+// ErrClosed.
+func (f *Frontier) Drain(_ context.Context, fn func(*frontier.Request)) error {
+	f.mu.Lock()
+	if err := f.usable(); err != nil {
+		f.mu.Unlock()
+		return err
+	}
+	type named struct {
+		name string
+		id   uint32
+	}
+	var drained []named
+	var snap *pebble.Iterator
+	if fn != nil && f.queued > 0 {
+		var err error
+		snap, err = f.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixQueue}, UpperBound: []byte{prefixQueue + 1}})
+		if err != nil {
+			err = f.fail(err)
+			f.mu.Unlock()
+			return err
+		}
+	}
+	b := f.db.NewBatch()
+	b.DeleteRange([]byte{prefixQueue}, []byte{prefixQueue + 1}, nil)
+	for name, a := range f.auths {
+		if a.queued == 0 {
+			continue
+		}
+		drained = append(drained, named{name, a.id})
+		if a.leased == 0 {
+			b.Delete(authorityKey(a.id), nil)
+		} else {
+			rec := a.record()
+			rec.queued = 0
+			b.Set(authorityKey(a.id), rec.encode(), nil)
+		}
+	}
+	b.Set([]byte{prefixCounters}, f.ctr.encode(), nil)
+	if err := f.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
+		b.Close()
+		if snap != nil {
+			snap.Close()
+		}
+		err = f.fail(err)
+		f.mu.Unlock()
+		return err
+	}
+	for _, d := range drained {
+		a := f.auths[d.name]
+		a.heads, a.floor, a.queued = nil, nil, 0
+		f.ready.remove(a)
+		f.waiting.remove(a)
+		if a.leased == 0 {
+			delete(f.auths, d.name)
+		}
+	}
+	f.queued = 0
+	if f.exhausted() {
+		f.broadcast()
+	}
+	f.ops.Add(1)
+	f.mu.Unlock()
+	defer f.ops.Done()
+
+	err := b.SyncWait()
+	b.Close()
+	if snap == nil {
+		return err
+	}
+	sort.Slice(drained, func(i, j int) bool { return drained[i].name < drained[j].name })
+	for _, d := range drained {
+		p := queuePrefix(d.id)
+		for ok := snap.SeekGE(p); ok && bytes.HasPrefix(snap.Key(), p); ok = snap.Next() {
+			v, verr := snap.ValueAndErr()
+			var r *frontier.Request
+			if verr == nil {
+				r, verr = decodeRequest(v)
+			}
+			if verr != nil {
+				err = errors.Join(err, fmt.Errorf("durable: drain %s: %w", d.name, verr))
+				continue
+			}
+			fn(r)
+		}
+	}
+	return errors.Join(err, snap.Error(), snap.Close())
+}
