@@ -63,9 +63,6 @@ func (c *sitemapConfig) defaults() {
 	if c.perAuth <= 0 {
 		c.perAuth = DefaultSitemapsPerAuthority
 	}
-	if c.seeds {
-		c.discover = true
-	}
 }
 
 // WithSitemaps reads these sitemaps (a urlset, a sitemap index, a text
@@ -94,9 +91,10 @@ func WithSitemapFallback(on bool) Option {
 // WithSitemapSeeds makes Run's seeds name sites rather than pages: for
 // each seed's authority heed reads robots.txt and the sitemaps it lists
 // (or /sitemap.xml), and the pages they list seed the crawl. The seed URLs
-// themselves are not fetched unless a sitemap lists them. It implies
-// WithSitemapDiscovery. Together with registering no link-following
-// callback, it is heed's sitemaps-only crawl (`heed crawl --sitemaps-only`).
+// themselves are not fetched unless a sitemap lists them. Discovery is
+// done for the seeds' authorities only, unless WithSitemapDiscovery asks
+// for it everywhere. Together with registering no link-following callback,
+// it is heed's sitemaps-only crawl (`heed crawl --sitemaps-only`).
 func WithSitemapSeeds() Option { return func(c *config) { c.sitemaps.seeds = true } }
 
 // WithSitemapSince queues only the sitemap entries whose lastmod is at or

@@ -114,16 +114,17 @@ type sitemapReader struct {
 	r   *run
 	cfg *sitemapConfig
 
-	mu      sync.Mutex
-	perAuth map[string]int
-	seen    map[string]struct{}               // canonical URLs of sitemaps queued
-	logged  map[frontier.Fingerprint]struct{} // URLs skip-logged here
-	st      SitemapStats
+	mu       sync.Mutex
+	seedAuth map[string]bool // WithSitemapSeeds: the sites to discover
+	perAuth  map[string]int
+	seen     map[string]struct{}               // canonical URLs of sitemaps queued
+	logged   map[frontier.Fingerprint]struct{} // URLs skip-logged here
+	st       SitemapStats
 }
 
 func newSitemapReader(r *run, cfg *sitemapConfig) *sitemapReader {
 	cfg.defaults()
-	return &sitemapReader{r: r, cfg: cfg, perAuth: map[string]int{}, seen: map[string]struct{}{}, logged: map[frontier.Fingerprint]struct{}{}}
+	return &sitemapReader{r: r, cfg: cfg, seedAuth: map[string]bool{}, perAuth: map[string]int{}, seen: map[string]struct{}{}, logged: map[frontier.Fingerprint]struct{}{}}
 }
 
 // start queues the sitemaps the user gave and, for WithSitemapSeeds, a
@@ -142,6 +143,9 @@ func (m *sitemapReader) start(seeds []string) []string {
 			pages = append(pages, s) // queued as a page, the frontier records it as invalid
 			continue
 		}
+		m.mu.Lock()
+		m.seedAuth[auth] = true
+		m.mu.Unlock()
 		m.queueSitemap(auth+"/sitemap.xml", 0, "", false, map[string]string{metaProbe: "1"})
 	}
 	return pages
@@ -149,7 +153,10 @@ func (m *sitemapReader) start(seeds []string) []string {
 
 // discover queues the sitemaps of a freshly fetched robots.txt.
 func (m *sitemapReader) discover(e *middleware.RobotsEntry) {
-	if !m.cfg.discover || e.State == middleware.RobotsUnreachable {
+	m.mu.Lock()
+	seed := m.seedAuth[e.Authority]
+	m.mu.Unlock()
+	if !(m.cfg.discover || seed) || e.State == middleware.RobotsUnreachable {
 		return
 	}
 	for _, s := range e.Sitemaps {

@@ -365,14 +365,24 @@ func TestSitemapProbeRedirect(t *testing.T) {
 		"/sitemap.xml": "->/real.xml",
 		"/real.xml":    urlsetHead + urlEntry("BASE/listed", "2026-01-02") + "</urlset>",
 	})
-	recs, sum, parsedBy := crawlMapsFrom(t, []string{s.url("/start")}, crawler.WithSitemapSeeds())
+	// A second site, reached through a sitemap given by the user, is not
+	// a seed: its robots.txt Sitemap lines are not read.
+	other := newMapSite(t, map[string]string{
+		"/robots.txt": "User-agent: *\nSitemap: BASE/robots-listed.xml\n",
+		"/given.xml":  "BASE/given-page\n",
+	})
+	recs, sum, parsedBy := crawlMapsFrom(t, []string{s.url("/start")}, crawler.WithSitemapSeeds(),
+		crawler.WithSitemaps(other.url("/given.xml")), crawler.WithAllowedDomains("127.0.0.1"))
 	if len(recs) != 0 {
 		t.Errorf("skip records %v, want none", recs)
 	}
-	if _, ok := parsedBy["/listed"]; !ok || len(parsedBy) != 1 {
-		t.Errorf("pages fetched %v, want /listed only", parsedBy)
+	if _, ok := parsedBy["/listed"]; !ok || len(parsedBy) != 2 || other.count("/given-page") != 1 {
+		t.Errorf("pages fetched %v, want /listed and /given-page", parsedBy)
 	}
-	if s.count("/start") != 0 || s.count("/real.xml") != 1 || sum.Sitemaps.Read != 1 {
+	if n := other.count("/robots-listed.xml") + other.count("/sitemap.xml"); n != 0 {
+		t.Errorf("the non-seed site's sitemaps were discovered (%d requests)", n)
+	}
+	if s.count("/start") != 0 || s.count("/real.xml") != 1 || sum.Sitemaps.Read != 2 {
 		t.Errorf("seed fetched %d times, real.xml %d times, %d sitemaps read", s.count("/start"), s.count("/real.xml"), sum.Sitemaps.Read)
 	}
 }
