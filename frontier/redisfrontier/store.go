@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -230,13 +234,15 @@ func (s *Store) Do(ctx context.Context, op string, fn func(ctx context.Context) 
 }
 
 // transient reports whether err means Redis could not be reached or could
-// not serve yet, so that trying again later may succeed.
+// not serve yet, so that trying again later may succeed: a network error
+// (refused, reset, timed out, closed by the server), a pool timeout, or a
+// server reply saying it is loading, busy or failing over. Anything else,
+// a client-side error included, is returned to the caller at once.
 func transient(err error) bool {
-	switch {
-	case err == nil, errors.Is(err, redis.Nil), errors.Is(err, context.Canceled),
-		errors.Is(err, context.DeadlineExceeded), errors.Is(err, redis.ErrClosed):
+	if err == nil || errors.Is(err, redis.Nil) || errors.Is(err, context.Canceled) || errors.Is(err, redis.ErrClosed) {
 		return false
-	case isReply(err):
+	}
+	if isReply(err) {
 		for _, p := range []string{"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN", "READONLY"} {
 			if redis.HasErrorPrefix(err, p) {
 				return true
@@ -244,7 +250,10 @@ func transient(err error) bool {
 		}
 		return false
 	}
-	return true
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // isReply reports whether err is an error reply from the Redis server.

@@ -1,0 +1,2 @@
+// Package redispacer paces a heed crawl fleet-wide.
+package redispacer

@@ -1,0 +1,306 @@
+package redispacer
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/politeness"
+	"github.com/redis/go-redis/v9"
+)
+
+// Pacer paces the requests of every process of a crawl per authority, with
+// its state in Redis; see the package documentation. Make one per process
+// with [New]. A Pacer is safe for concurrent use.
+type Pacer struct {
+	s      *redisfrontier.Store
+	cfg    config
+	prefix string // P: the pacer's key prefix
+
+	id     string // this Pacer's part of slot tokens
+	tokens atomic.Uint64
+
+	mu    sync.Mutex
+	slots map[string][]string // authority -> tokens of starts booked here, oldest first
+
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
+	once   sync.Once
+}
+
+var _ redisfrontier.StoredGate = (*Pacer)(nil)
+
+// New returns a Pacer for the store's crawl with the polite defaults
+// changed by opts, and starts renewing the slots it books in the
+// background (Close stops that). It fails only on settings that make no
+// sense, as politeness.New does; it does not contact Redis.
+func New(s *redisfrontier.Store, opts ...Option) (*Pacer, error) {
+	if s == nil {
+		return nil, errors.New("redispacer: nil store")
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	p := &Pacer{
+		s:      s,
+		cfg:    cfg,
+		prefix: s.Key("pace:"),
+		id:     hex.EncodeToString(b[:]),
+		slots:  make(map[string][]string),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	p.bg.Add(1)
+	go p.renewLoop(ctx)
+	return p, nil
+}
+
+// Store returns the store the Pacer keeps its state in.
+func (p *Pacer) Store() *redisfrontier.Store { return p.s }
+
+// ReadyKeyPrefix returns the prefix of the hashes whose "ready" field holds
+// each authority's ready time, for heed's Redis frontier (see
+// [redisfrontier.StoredGate]).
+func (p *Pacer) ReadyKeyPrefix() string { return p.prefix + "a:" }
+
+func (p *Pacer) keys(authority string) []string {
+	return []string{p.prefix + "a:" + authority, p.prefix + "s:" + authority}
+}
+
+// run runs a script with the common arguments (offset, floor, cap) through
+// the store's retries.
+func (p *Pacer) run(ctx context.Context, op string, sc *redis.Script, authority string, args ...any) ([]int64, error) {
+	argv := append([]any{p.s.OffsetMicros(), redisfrontier.Micros(p.cfg.floor), redisfrontier.Micros(p.cfg.maxCrawlDelay)}, args...)
+	var out []int64
+	err := p.s.Do(ctx, op, func(ctx context.Context) error {
+		var err error
+		out, err = sc.Run(ctx, p.s.Client(), p.keys(authority), argv...).Int64Slice()
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("redispacer: %s %s: %w", op, authority, err)
+	}
+	return out, nil
+}
+
+func micros(n int64) time.Duration { return time.Duration(n) * time.Microsecond }
+
+func (p *Pacer) tooLong(authority string, cd int64) *politeness.DelayTooLongError {
+	return &politeness.DelayTooLongError{Authority: authority, Delay: micros(cd), Cap: p.cfg.maxCrawlDelay}
+}
+
+// ReadyAt returns the earliest time a request to authority may start, as
+// last stored by any process of the crawl; a time not after now means it
+// may start now. It never books anything. It ignores the concurrency limit
+// (the frontier limits its leases itself), and an excluded or unknown
+// authority is ready at once.
+//
+// ReadyAt has no context: it waits at most 2 s for Redis and then answers
+// the zero time (ready now) and logs, since TryAcquire still has the last
+// word. heed's Redis frontier does not call it: it reads the same time
+// inside its own script (see [redisfrontier.StoredGate]).
+func (p *Pacer) ReadyAt(authority string) time.Time {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	r, err := p.run(ctx, "ready", readyScript, authority)
+	if err != nil {
+		p.cfg.log().Warn("redispacer: ReadyAt could not read the pacing; answering ready now", "authority", authority, "error", err.Error())
+		return time.Time{}
+	}
+	return redisfrontier.LocalTime(r[0], r[1])
+}
+
+// TryAcquire books a request start to authority now if its pacing allows
+// one, across the whole crawl, without blocking: the authority's interval
+// has passed since its last start and its last release by any process, it
+// is not paused, and fewer than the concurrency limit of starts are in
+// flight. On ok the caller makes the request and then calls Release exactly
+// once. Otherwise retryAt says when to try again, as politeness.Pacer's
+// does. For an authority whose Crawl-delay is over the cap, err is the
+// [*politeness.DelayTooLongError] and nothing is booked.
+//
+// If Redis cannot be reached within the store's retry budget, err wraps
+// [redisfrontier.ErrUnavailable] and nothing is booked: the caller should
+// put the request back rather than fetch it.
+func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err error) {
+	return p.tryAcquire(context.Background(), authority)
+}
+
+func (p *Pacer) tryAcquire(ctx context.Context, authority string) (bool, time.Time, error) {
+	token := p.id + "." + strconv.FormatUint(p.tokens.Add(1), 10)
+	r, err := p.run(ctx, "acquire", tryScript, authority, p.cfg.concurrency, token, redisfrontier.Micros(p.cfg.slotTimeout))
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	switch r[0] {
+	case 1:
+		p.mu.Lock()
+		p.slots[authority] = append(p.slots[authority], token)
+		p.mu.Unlock()
+		return true, time.Time{}, nil
+	case -1:
+		return false, time.Time{}, p.tooLong(authority, r[1])
+	}
+	return false, redisfrontier.LocalTime(r[1], r[2]), nil
+}
+
+// Wait blocks until it can book a request start to authority, exactly as
+// TryAcquire would, or until ctx is done. It returns nil once the start is
+// booked (the caller then calls Release), ctx's error if ctx ends first,
+// the [*politeness.DelayTooLongError] of an excluded authority, or an
+// error wrapping [redisfrontier.ErrUnavailable]. It polls Redis at the
+// retry times TryAcquire gives, and every 50 ms while the authority waits
+// for a release.
+func (p *Pacer) Wait(ctx context.Context, authority string) error {
+	for {
+		ok, at, err := p.tryAcquire(ctx, authority)
+		if ok || err != nil {
+			return err
+		}
+		d := time.Until(at)
+		if at.IsZero() || d < time.Millisecond {
+			d = 50 * time.Millisecond
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// outcome is how a Feedback changes an authority's pacing, as
+// politeness.Pacer.Release reads it: a 429 or 503 with a valid Retry-After
+// pauses ("r"), a 429 or 503 without one, another 5xx or a network error
+// is a failure ("f"), a response with another status a success ("s"), and
+// no answer or heed stopping (context.Canceled) neutral ("n").
+func outcome(fb politeness.Feedback, now time.Time) (string, time.Duration) {
+	if fb.Status == http.StatusTooManyRequests || fb.Status == http.StatusServiceUnavailable {
+		if d, ok := politeness.ParseRetryAfter(fb.RetryAfter, now); ok {
+			return "r", d
+		}
+	}
+	switch {
+	case fb.Err != nil && errors.Is(fb.Err, context.Canceled):
+		return "n", 0
+	case fb.Err != nil:
+		return "f", 0
+	case fb.Status == 0:
+		return "n", 0
+	case fb.Status == http.StatusTooManyRequests, fb.Status >= 500:
+		return "f", 0
+	}
+	return "s", 0
+}
+
+// Release ends a start booked by TryAcquire or Wait, as
+// politeness.Pacer.Release does but for the whole crawl: it frees the slot,
+// anchors the authority's next start one interval from now, and applies
+// fb (Retry-After pauses, capped by [WithMaxPause] and logged when cut;
+// backoff on failures; a success resets the backoff). A pause already set
+// is never shortened. A Release without a booked start anchors all the
+// same.
+//
+// Release has no error: while Redis is unreachable it retries for the
+// store's budget, then logs. The slot then frees itself after the slot
+// timeout, and the anchor is lost (the start anchor still holds).
+func (p *Pacer) Release(authority string, fb politeness.Feedback) {
+	p.mu.Lock()
+	token := ""
+	if q := p.slots[authority]; len(q) > 0 {
+		token = q[0]
+		if len(q) == 1 {
+			delete(p.slots, authority)
+		} else {
+			p.slots[authority] = q[1:]
+		}
+	}
+	p.mu.Unlock()
+	// A Retry-After date is read on the crawl's clock, like every pause.
+	o, pause := outcome(fb, time.Now().Add(p.s.Offset()))
+	if o == "r" && pause > p.cfg.maxPause {
+		p.cfg.log().Warn("redispacer: Retry-After longer than the pause cap; pausing for the cap",
+			"authority", authority, "retry_after", fb.RetryAfter, "asked", pause, "cap", p.cfg.maxPause)
+		pause = p.cfg.maxPause
+	}
+	_, err := p.run(context.Background(), "release", releaseScript, authority, token, o,
+		redisfrontier.Micros(pause), redisfrontier.Micros(p.cfg.backoffBase), redisfrontier.Micros(p.cfg.backoffMax))
+	if err != nil {
+		p.cfg.log().Error("redispacer: release lost; the slot frees itself after the slot timeout",
+			"authority", authority, "slot_timeout", p.cfg.slotTimeout, "error", err.Error())
+	}
+}
+
+// SetCrawlDelay records, for the whole crawl, the Crawl-delay authority's
+// robots.txt asks for (0 when none), as politeness.Pacer.SetCrawlDelay
+// does: the interval becomes the larger of the floor and d, from the last
+// start and release on; above the cap it returns a
+// [*politeness.DelayTooLongError] and the authority is excluded until a
+// later call within the cap. A negative d is an error and changes nothing.
+// It fails with an error wrapping [redisfrontier.ErrUnavailable] if Redis
+// cannot be reached within the store's retry budget.
+func (p *Pacer) SetCrawlDelay(authority string, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("redispacer: negative crawl-delay %v for %s", d, authority)
+	}
+	r, err := p.run(context.Background(), "crawl-delay", delayScript, authority, redisfrontier.Micros(d))
+	if err != nil {
+		return err
+	}
+	if r[0] == 1 {
+		return &politeness.DelayTooLongError{Authority: authority, Delay: d, Cap: p.cfg.maxCrawlDelay}
+	}
+	return nil
+}
+
+// State returns the crawl's pacing of authority, with times converted to
+// this machine's clock. InFlight counts the starts booked by every process
+// and not yet released or expired. For an authority never seen it returns
+// the state a first request would meet.
+func (p *Pacer) State(ctx context.Context, authority string) (politeness.AuthorityState, error) {
+	r, err := p.run(ctx, "state", stateScript, authority)
+	if err != nil {
+		return politeness.AuthorityState{}, err
+	}
+	now := r[0]
+	return politeness.AuthorityState{
+		LastStart:   redisfrontier.LocalTime(r[1], now),
+		LastRelease: redisfrontier.LocalTime(r[2], now),
+		PausedUntil: redisfrontier.LocalTime(r[3], now),
+		CrawlDelay:  micros(r[4]),
+		Excluded:    micros(r[4]) > p.cfg.maxCrawlDelay,
+		Failures:    int(r[5]),
+		Backoff:     micros(r[6]),
+		InFlight:    int(r[7]),
+		Interval:    micros(r[8]),
+	}, nil
+}
+
+// Close stops the renewal of this Pacer's slots; starts it booked and did
+// not release free themselves after the slot timeout. The Pacer's other
+// methods keep working. Closing twice is harmless.
+func (p *Pacer) Close() error {
+	p.once.Do(func() {
+		p.cancel()
+		p.bg.Wait()
+	})
+	return nil
+}

@@ -1,0 +1,152 @@
+package redispacer
+
+import "github.com/redis/go-redis/v9"
+
+// Each authority's pacing is two keys under the store's prefix followed by
+// "pace:" (P below):
+//
+//	P a:<authority>   hash: ls (last start), lr (last release), pu (paused
+//	                  until), cd (Crawl-delay), fail (consecutive failures),
+//	                  bo (last backoff), and ready: the earliest start the
+//	                  pause and the anchors allow under the interval of the
+//	                  process that last wrote it, 0 while excluded. ready is
+//	                  what heed's Redis frontier reads in its own script.
+//	P s:<authority>   sorted set: starts in flight, token -> expiry
+//
+// Times and durations are integer microseconds; times are on the store's
+// clock, Redis TIME plus the offset in ARGV[1]. KEYS are {hash, slots}.
+// The interval is computed by each script from the caller's floor and cap
+// (ARGV[2], ARGV[3]) and the stored Crawl-delay.
+
+const luaPrelude = `
+local H, S = KEYS[1], KEYS[2]
+local OFF, FLOOR, CAP = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+
+local function clock()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2]) + OFF
+end
+local function num(v) return tonumber(v) or 0 end
+local function int(n) return string.format('%d', n) end
+
+local function load()
+  local v = redis.call('HMGET', H, 'ls', 'lr', 'pu', 'cd', 'fail', 'bo')
+  return {ls = num(v[1]), lr = num(v[2]), pu = num(v[3]), cd = num(v[4]), fail = num(v[5]), bo = num(v[6])}
+end
+
+local function excluded(st) return st.cd > CAP end
+
+-- interval is the spacing in force: the floor, or a larger Crawl-delay
+-- within the cap.
+local function interval(st)
+  if not excluded(st) and st.cd > FLOOR then return st.cd end
+  return FLOOR
+end
+
+-- readyAt is the earliest start the pause and both anchors (the last
+-- start and the last release) allow; 0 while excluded, so that requests
+-- reach TryAcquire and are refused at once.
+local function readyAt(st)
+  if excluded(st) then return 0 end
+  local t, iv = st.pu, interval(st)
+  if iv > 0 then
+    if st.lr > 0 and st.lr + iv > t then t = st.lr + iv end
+    if st.ls > 0 and st.ls + iv > t then t = st.ls + iv end
+  end
+  return t
+end
+`
+
+// tryScript books a start if the authority allows one now.
+// ARGV: 4 concurrency, 5 token, 6 slot lifetime.
+// Returns {1, 0, now} when booked, {0, retry at, now} when not (retry at 0:
+// after the next release), {-1, Crawl-delay, now} when excluded.
+var tryScript = redis.NewScript(luaPrelude + `
+local now = clock()
+local st = load()
+if excluded(st) then return {-1, st.cd, now} end
+local iv, nb = interval(st), readyAt(st)
+redis.call('ZREMRANGEBYSCORE', S, '-inf', now)
+if redis.call('ZCARD', S) >= tonumber(ARGV[4]) then
+  -- The next start follows a release, so it is at least one interval
+  -- away; with no interval only a release can tell.
+  local at = 0
+  if iv > 0 then at = now + iv end
+  if nb > now and nb > at then at = nb end
+  return {0, at, now}
+end
+if nb > now then return {0, nb, now} end
+redis.call('ZADD', S, now + tonumber(ARGV[6]), ARGV[5])
+st.ls = now
+redis.call('HSET', H, 'ls', int(now), 'ready', int(readyAt(st)))
+return {1, 0, now}
+`)
+
+// releaseScript ends a start: frees its slot, anchors the next start on
+// now, and applies the outcome.
+// ARGV: 4 token or "", 5 outcome ("n" neutral, "s" success, "f" failure,
+// "r" Retry-After), 6 pause for "r", 7 backoff base, 8 backoff max.
+// Returns {now, paused until, backoff}.
+var releaseScript = redis.NewScript(luaPrelude + `
+local now = clock()
+local st = load()
+if ARGV[4] ~= '' then redis.call('ZREM', S, ARGV[4]) end
+st.lr = now
+local o = ARGV[5]
+if o == 's' then
+  st.fail, st.bo = 0, 0
+elseif o == 'f' then
+  if st.fail < 2147483647 then st.fail = st.fail + 1 end
+  local base, mx = tonumber(ARGV[7]), tonumber(ARGV[8])
+  local d, i = base, 1
+  while i < st.fail and d < mx do
+    if d > mx / 2 then d = mx else d = d * 2 end
+    i = i + 1
+  end
+  if d > mx then d = mx end
+  st.bo = d
+  if now + d > st.pu then st.pu = now + d end
+elseif o == 'r' then
+  local p = now + tonumber(ARGV[6])
+  if p > st.pu then st.pu = p end
+end
+redis.call('HSET', H, 'lr', int(now), 'fail', int(st.fail), 'bo', int(st.bo), 'pu', int(st.pu), 'ready', int(readyAt(st)))
+return {now, st.pu, st.bo}
+`)
+
+// delayScript records a Crawl-delay. ARGV: 4 Crawl-delay.
+// Returns {1} if the authority is now excluded, else {0}.
+var delayScript = redis.NewScript(luaPrelude + `
+local st = load()
+st.cd = tonumber(ARGV[4])
+redis.call('HSET', H, 'cd', int(st.cd), 'ready', int(readyAt(st)))
+if excluded(st) then return {1} end
+return {0}
+`)
+
+// readyScript reads the stored ready time. Returns {ready, now}.
+var readyScript = redis.NewScript(luaPrelude + `
+return {num(redis.call('HGET', H, 'ready')), clock()}
+`)
+
+// stateScript reads the pacing. Returns {now, ls, lr, pu, cd, fail, bo,
+// in flight, interval}.
+var stateScript = redis.NewScript(luaPrelude + `
+local now = clock()
+local st = load()
+local n = redis.call('ZCOUNT', S, '(' .. int(now), '+inf')
+return {now, st.ls, st.lr, st.pu, st.cd, st.fail, st.bo, n, interval(st)}
+`)
+
+// renewScript extends slots. KEYS: slot sets; ARGV: 1 offset, 2 lifetime,
+// then one token per key. Returns, per key, 1 if renewed, 0 if the slot
+// had expired and is gone.
+var renewScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) + tonumber(ARGV[1])
+local out = {}
+for i, k in ipairs(KEYS) do
+  out[i] = redis.call('ZADD', k, 'XX', 'CH', now + tonumber(ARGV[2]), ARGV[i + 2])
+end
+return out
+`)

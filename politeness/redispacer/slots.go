@@ -1,0 +1,86 @@
+package redispacer
+
+import (
+	"context"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier/redisfrontier"
+)
+
+// renewBatch bounds the slots renewed by one script call.
+const renewBatch = 500
+
+// renewLoop renews this Pacer's slots every third of the slot timeout
+// until ctx ends, so that a slot outlives a slow request but not its
+// process.
+func (p *Pacer) renewLoop(ctx context.Context) {
+	defer p.bg.Done()
+	t := time.NewTicker(p.cfg.slotTimeout / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, p.cfg.slotTimeout/3)
+		if err := p.Renew(rctx); err != nil && ctx.Err() == nil {
+			p.cfg.log().Warn("redispacer: slot renewal failed", "error", err.Error())
+		}
+		cancel()
+	}
+}
+
+// Renew extends every slot this Pacer holds (starts booked and not yet
+// released) to a full slot timeout from now. The Pacer calls it in the
+// background every third of the slot timeout. A slot found gone, because
+// Redis was out of reach for longer than the timeout, is logged: its
+// authority may meanwhile have had a start beyond its concurrency.
+func (p *Pacer) Renew(ctx context.Context) error {
+	var keys, tokens []string
+	var auths []string
+	p.mu.Lock()
+	for a, q := range p.slots {
+		for _, tok := range q {
+			keys = append(keys, p.prefix+"s:"+a)
+			tokens = append(tokens, tok)
+			auths = append(auths, a)
+		}
+	}
+	p.mu.Unlock()
+	for start := 0; start < len(keys); start += renewBatch {
+		end := min(start+renewBatch, len(keys))
+		args := []any{p.s.OffsetMicros(), redisfrontier.Micros(p.cfg.slotTimeout)}
+		for _, tok := range tokens[start:end] {
+			args = append(args, tok)
+		}
+		var renewed []int64
+		err := p.s.Do(ctx, "renew slots", func(ctx context.Context) error {
+			var err error
+			renewed, err = renewScript.Run(ctx, p.s.Client(), keys[start:end], args...).Int64Slice()
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for i, n := range renewed {
+			if n == 0 {
+				p.cfg.log().Warn("redispacer: a slot expired while its request was in flight",
+					"authority", auths[start+i], "slot_timeout", p.cfg.slotTimeout)
+			}
+		}
+	}
+	return nil
+}
+
+// Held returns the number of starts this Pacer booked and has not
+// released.
+func (p *Pacer) Held() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, q := range p.slots {
+		n += len(q)
+	}
+	return n
+}
