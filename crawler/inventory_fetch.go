@@ -1,0 +1,106 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// fetchSitemap is Walk's FetchFunc: one sitemap through the robots stage,
+// pacing and retries, its redirects followed (each hop checked again).
+func (iv *inventoryRun) fetchSitemap(ctx context.Context, sitemapURL string, isRoot map[string]bool) (io.ReadCloser, error) {
+	canon, err := frontier.Canonicalize(sitemapURL)
+	if err != nil {
+		return nil, err
+	}
+	if follow := iv.cfg.sitemaps.follow; !isRoot[canon] && len(follow) > 0 && !matchAny(follow, canon) {
+		rec := &skiplog.Record{URL: canon, Reason: skiplog.SitemapFilter, Detail: "sitemap matches no follow pattern"}
+		iv.skip(rec)
+		return nil, rec
+	}
+	if iv.read[canon] {
+		return nil, errReadBefore
+	}
+	iv.read[canon] = true
+	req := &frontier.Request{URL: canon, Kind: frontier.KindSitemap}
+	for range maxPolls {
+		resp, err := iv.chain.Fetch(ctx, req)
+		var de *middleware.DeferError
+		var rec *skiplog.Record
+		switch {
+		case errors.As(err, &de):
+			if err := sleepUntil(ctx, de.Until); err != nil {
+				return nil, err
+			}
+			continue
+		case errors.As(err, &rec):
+			iv.skip(rec)
+			return nil, rec
+		case err != nil:
+			return nil, err
+		}
+		body := resp.Stream
+		if body == nil {
+			body = io.NopCloser(bytes.NewReader(resp.Body))
+		}
+		switch {
+		case resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "":
+			body.Close()
+			next, err := iv.redirectTarget(req, resp.Header.Get("Location"))
+			if err != nil {
+				iv.skip(err)
+				return nil, err
+			}
+			req = next
+			continue
+		case resp.Status < 200 || resp.Status >= 300:
+			body.Close()
+			return nil, &SitemapStatusError{URL: req.URL, Status: resp.Status}
+		}
+		iv.inv.sitemaps.Add(1)
+		return body, nil
+	}
+	return nil, fmt.Errorf("sitemap %s: not fetched after %d tries", canon, maxPolls)
+}
+
+// redirectTarget is the next request of a sitemap's redirect chain, or
+// the record that ends the chain (a loop, too many hops, a bad target).
+func (iv *inventoryRun) redirectTarget(req *frontier.Request, loc string) (*frontier.Request, *skiplog.Record) {
+	chain := append(append([]string(nil), req.Redirects...), req.URL)
+	rec := &skiplog.Record{URL: loc, Referrer: req.URL, Reason: skiplog.InvalidURL}
+	base, err := url.Parse(req.URL)
+	if err != nil {
+		rec.Err = err.Error()
+		return nil, rec
+	}
+	u, err := base.Parse(strings.TrimSpace(loc))
+	if err != nil {
+		rec.Err = err.Error()
+		return nil, rec
+	}
+	target, err := frontier.CanonicalizeURL(u)
+	if err != nil {
+		rec.URL, rec.Err = u.String(), err.Error()
+		return nil, rec
+	}
+	rec.URL = target
+	for _, c := range chain {
+		if c == target {
+			rec.Reason, rec.Detail = skiplog.RedirectLoop, "redirect chain "+strings.Join(append(chain, target), " -> ")
+			return nil, rec
+		}
+	}
+	if len(chain) > iv.cfg.maxRedirect {
+		rec.Reason, rec.Detail = skiplog.RedirectLimit, fmt.Sprintf("more than %d redirects from %s", iv.cfg.maxRedirect, chain[0])
+		return nil, rec
+	}
+	return &frontier.Request{URL: target, Kind: frontier.KindSitemap, Referrer: req.URL, Redirects: chain}, nil
+}
