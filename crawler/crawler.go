@@ -10,6 +10,21 @@
 //	c.OnHTML("h1", func(e *crawler.HTMLElement) { e.Emit(map[string]string{"title": e.Text}) })
 //	summary, err := c.Run(ctx, "https://example.com/")
 //
+// # Spiders, items and feeds
+//
+// Callbacks have colly's shape: OnHTML, OnXML, OnResponse and OnError on
+// the crawler (the default handler) or on a named handler, Handle(name),
+// which parses the responses of requests that name it (WithCallback),
+// with values passed along by WithMeta. A Spider bundles a name, start
+// URLs and Setup; RunSpider runs one. Items are any Go values: Emit sends
+// them through Pipeline stages (Stage, Dedup; Drop drops one with a
+// reason; ItemSource tells a stage which page an item came from) to
+// Exporters: JSONLines, JSONArray, CSV, or OpenFeed on a file named by
+// its format. Stats counts everything, the hooks (OnStart, OnItem,
+// OnItemDropped, OnSkip, OnFinish) signal it, and package crawler/metrics
+// exposes the counts to Prometheus. There is no settings dictionary:
+// every setting is a typed Option.
+//
 // The crawler wires; the packages decide. robots.txt verdicts come from
 // heed's robots package through the middleware's robots stage, pacing from
 // the politeness package, queueing and deduplication from the frontier.
@@ -355,6 +370,7 @@ func (r *run) handle(resp *middleware.Response) {
 		return
 	}
 	if resp.Status < 200 || resp.Status >= 300 {
+		r.dispatchError(resp)
 		return
 	}
 	r.dispatch(resp)

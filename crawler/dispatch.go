@@ -27,16 +27,10 @@ func (r *run) dispatch(mr *middleware.Response) {
 		r.stats.callbackError()
 		return
 	}
-	u, err := url.Parse(req.URL)
-	if err != nil {
+	resp, cr := r.response(mr)
+	if resp == nil {
 		return
 	}
-	cr, _ := mr.Native.(*colly.Response)
-	if cr == nil {
-		cr = &colly.Response{StatusCode: mr.Status, Body: mr.Body, Headers: &mr.Header, Ctx: colly.NewContext(),
-			Request: &colly.Request{URL: u, Method: http.MethodGet, Depth: req.Depth}}
-	}
-	resp := &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Colly: cr, crawl: r}
 
 	h.mu.RLock()
 	onResp := append([]func(*Response){}, h.response...)
@@ -98,6 +92,44 @@ func (r *run) dispatch(mr *middleware.Response) {
 				r.safely(req.URL, "OnXML "+cb.query, func() { cb.fn(e) })
 			}
 		}
+	}
+}
+
+// response wraps a downloaded response for the callbacks.
+func (r *run) response(mr *middleware.Response) (*Response, *colly.Response) {
+	req := mr.Request
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return nil, nil
+	}
+	cr, _ := mr.Native.(*colly.Response)
+	if cr == nil {
+		cr = &colly.Response{StatusCode: mr.Status, Body: mr.Body, Headers: &mr.Header, Ctx: colly.NewContext(),
+			Request: &colly.Request{URL: u, Method: http.MethodGet, Depth: req.Depth}}
+	}
+	return &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Colly: cr, crawl: r}, cr
+}
+
+// dispatchError runs the OnError callbacks of the request's handler on a
+// final response that is not 2xx.
+func (r *run) dispatchError(mr *middleware.Response) {
+	h := r.c.handler(mr.Request.Callback)
+	if h == nil {
+		return
+	}
+	h.mu.RLock()
+	onErr := append([]func(*Response, error){}, h.errors...)
+	h.mu.RUnlock()
+	if len(onErr) == 0 {
+		return
+	}
+	resp, _ := r.response(mr)
+	if resp == nil {
+		return
+	}
+	err := &StatusError{URL: mr.Request.URL, StatusCode: mr.Status}
+	for _, fn := range onErr {
+		r.safely(mr.Request.URL, "OnError", func() { fn(resp, err) })
 	}
 }
 

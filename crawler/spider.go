@@ -94,6 +94,7 @@ type Handler struct {
 	html     []htmlCallback
 	xml      []xmlCallback
 	response []func(*Response)
+	errors   []func(*Response, error)
 }
 
 type htmlCallback struct {
@@ -132,6 +133,29 @@ func (h *Handler) OnResponse(fn func(r *Response)) {
 	h.mu.Lock()
 	h.response = append(h.response, fn)
 	h.mu.Unlock()
+}
+
+// OnError registers fn for every final response that is not 2xx, as
+// colly's OnError: a 404, a 410, a 500 after the retries. err is a
+// *StatusError. Redirects are followed, not reported; a request that got
+// no response at all (every retry failed) is in the skip log as
+// fetch-error and reaches the OnSkip hooks instead. fn may Emit and
+// Follow like any callback.
+func (h *Handler) OnError(fn func(r *Response, err error)) {
+	h.mu.Lock()
+	h.errors = append(h.errors, fn)
+	h.mu.Unlock()
+}
+
+// StatusError is the error OnError callbacks get: the final response's
+// status was not 2xx.
+type StatusError struct {
+	URL        string
+	StatusCode int
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s: HTTP status %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
 }
 
 // Response is a downloaded page handed to callbacks, with the ways a

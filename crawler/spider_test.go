@@ -106,3 +106,54 @@ func TestNewSpiderErrors(t *testing.T) {
 		t.Errorf("NewSpider: %v", err)
 	}
 }
+
+// TestOnError: final responses that are not 2xx reach the OnError
+// callbacks of the handler their request named, with a *StatusError;
+// they may emit items.
+func TestOnError(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<a href="/gone">gone</a> <a class="p" href="/broken">broken</a> <a href="/moved">moved</a>`)
+	})
+	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "gone", http.StatusGone) })
+	mux.HandleFunc("/broken", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "oops", http.StatusInternalServerError) })
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/gone", http.StatusMovedPermanently)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c, err := crawler.New("HeedBot", crawler.WithDelay(0), crawler.WithRetries(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.OnHTML("a:not(.p)", func(e *crawler.HTMLElement) { e.Follow(e.Attr("href")) })
+	c.OnHTML("a.p", func(e *crawler.HTMLElement) { e.Follow(e.Attr("href"), crawler.WithCallback("product")) })
+	var mu sync.Mutex
+	var got []string
+	record := func(who string) func(*crawler.Response, error) {
+		return func(r *crawler.Response, err error) {
+			var se *crawler.StatusError
+			if !errors.As(err, &se) || se.StatusCode != r.StatusCode {
+				t.Errorf("%s: err %v", r.URL, err)
+			}
+			mu.Lock()
+			got = append(got, fmt.Sprintf("%s %s %d", who, r.URL.Path, r.StatusCode))
+			mu.Unlock()
+			r.Emit(map[string]any{"url": r.URL.Path, "status": r.StatusCode})
+		}
+	}
+	c.OnError(record("default"))
+	c.Handle("product").OnError(record("product"))
+	sum := run(t, c, srv.URL+"/")
+	sort.Strings(got)
+	// /gone is reached twice (a link and the redirect) but fetched once.
+	if want := "default /gone 410, product /broken 500"; strings.Join(got, ", ") != want {
+		t.Errorf("OnError saw %q, want %q", strings.Join(got, ", "), want)
+	}
+	if sum.Stats.Items != 2 {
+		t.Errorf("%d items from error callbacks", sum.Stats.Items)
+	}
+	if msg := (&crawler.StatusError{URL: "u", StatusCode: 404}).Error(); msg != "u: HTTP status 404 Not Found" {
+		t.Errorf("message %q", msg)
+	}
+}
