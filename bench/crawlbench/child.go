@@ -68,6 +68,11 @@ type childResult struct {
 	Interrupted bool `json:"interrupted"`
 	// HeapPeakBytes is the largest live heap seen while profiling.
 	HeapPeakBytes uint64 `json:"heap_peak_bytes,omitempty"`
+	// PeakGoroutines and PeakStackBytes are the most goroutines, and the
+	// most memory in goroutine stacks, seen by a 50 ms sampler: where a
+	// crawler keeps its queue shows here.
+	PeakGoroutines int    `json:"peak_goroutines"`
+	PeakStackBytes uint64 `json:"peak_stack_bytes"`
 	// Sends are the request start times by authority, when asked for.
 	Sends map[string][]stamp `json:"sends,omitempty"`
 }
@@ -87,6 +92,7 @@ func runChild(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stopSampler := sampleRuntime()
 	var sends *sendLog
 	if spec.RecordSends {
 		sends = &sendLog{}
@@ -100,6 +106,7 @@ func runChild(in io.Reader, out io.Writer) error {
 	default:
 		err = fmt.Errorf("child: unknown crawler %q", spec.Crawler)
 	}
+	goroutines, stacks := stopSampler()
 	if perr := prof.stop(); perr != nil && err == nil {
 		err = perr
 	}
@@ -111,6 +118,7 @@ func runChild(in io.Reader, out io.Writer) error {
 		res.Sends = sends.byAuthority()
 	}
 	res.HeapPeakBytes = prof.heapPeak
+	res.PeakGoroutines, res.PeakStackBytes = goroutines, stacks
 	res.PeakRSSKiB, err = peakRSS()
 	if err != nil {
 		return err

@@ -78,8 +78,9 @@ func TestSmokeBothCrawlers(t *testing.T) {
 		if h.Authorities != 4 {
 			t.Errorf("%s: %d authorities, want 4", r.Crawler, h.Authorities)
 		}
-		if r.Child.PeakRSSKiB <= 0 {
-			t.Errorf("%s: no peak RSS reported", r.Crawler)
+		if r.Child.PeakRSSKiB <= 0 || r.Child.PeakGoroutines <= 0 || r.Child.PeakStackBytes == 0 {
+			t.Errorf("%s: peak RSS %d KiB, %d goroutines, %d B of stacks reported", r.Crawler,
+				r.Child.PeakRSSKiB, r.Child.PeakGoroutines, r.Child.PeakStackBytes)
 		}
 		if r.Crawler == "heed" && (h.RobotsMin != 1 || h.RobotsMax != 1 || h.RobotsNotOne != 0) {
 			// colly's robots.txt check races (several goroutines may fetch

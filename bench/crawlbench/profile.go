@@ -106,3 +106,40 @@ func (p *profiles) stop() error {
 	}
 	return nil
 }
+
+// sampleRuntime watches the goroutine count and the memory in goroutine
+// stacks until the returned function is called, which reports the peaks.
+func sampleRuntime() (stop func() (goroutines int, stackBytes uint64)) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var peakG int
+	var peakS uint64
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/stacks:bytes"}}
+	read := func() {
+		peakG = max(peakG, runtime.NumGoroutine())
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			peakS = max(peakS, sample[0].Value.Uint64())
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				read()
+			}
+		}
+	}()
+	return func() (int, uint64) {
+		close(done)
+		wg.Wait()
+		read()
+		return peakG, peakS
+	}
+}

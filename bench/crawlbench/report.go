@@ -20,6 +20,8 @@ type summary struct {
 	PagesPerSec       float64 `json:"pages_per_sec_median"`
 	PeakRSSMiB        float64 `json:"peak_rss_mib_median"`
 	CPUSeconds        float64 `json:"cpu_seconds_median"`
+	PeakGoroutines    float64 `json:"peak_goroutines_median"`
+	PeakStackMiB      float64 `json:"peak_stack_mib_median"`
 	MaxDuplicates     int     `json:"duplicates_max"`
 	RobotsMin         int     `json:"robots_per_authority_min"`
 	RobotsMax         int     `json:"robots_per_authority_max"`
@@ -57,7 +59,7 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 	var out []summary
 	for _, c := range cfg.Crawlers {
 		s := summary{Crawler: c, RobotsMin: math.MaxInt, MinGapSeconds: math.Inf(1), MinSendGapSeconds: math.Inf(1)}
-		var pages, secs, pps, rss, cpu, spans, mgaps, pgaps, ideal, idealR []float64
+		var pages, secs, pps, rss, cpu, gor, stk, spans, mgaps, pgaps, ideal, idealR []float64
 		for _, r := range runs {
 			if r.Crawler != c {
 				continue
@@ -69,6 +71,8 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 			rss = append(rss, float64(r.Child.PeakRSSKiB)/1024)
 			spans = append(spans, r.Hits.SpanSeconds)
 			cpu = append(cpu, r.CPUSeconds)
+			gor = append(gor, float64(r.Child.PeakGoroutines))
+			stk = append(stk, float64(r.Child.PeakStackBytes)/(1<<20))
 			mgaps = append(mgaps, r.Hits.MedianGapSeconds)
 			pgaps = append(pgaps, r.Hits.P95GapSeconds)
 			s.MaxDuplicates = max(s.MaxDuplicates, r.Hits.DuplicateFetches)
@@ -97,6 +101,7 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 		}
 		s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.PeakRSSMiB = median(pages), median(secs), median(pps), median(rss)
 		s.SpanSeconds, s.CPUSeconds = median(spans), median(cpu)
+		s.PeakGoroutines, s.PeakStackMiB = median(gor), median(stk)
 		s.MedianGapSeconds, s.P95GapSeconds = median(mgaps), median(pgaps)
 		if len(ideal) > 0 {
 			s.RatioToIdeal, s.RatioToIdealRobot = median(ideal), median(idealR)
@@ -210,11 +215,11 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 
 	fmt.Fprintln(w, "Medians of the runs; the worst run for the counts that must hold every time.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| crawler | runs | unique pages | wall s | pages/s | CPU s | peak RSS MiB | dup. fetches (worst) | robots.txt per authority | missing (worst) | unexpected (worst) |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| crawler | runs | unique pages | wall s | pages/s | CPU s | peak RSS MiB | peak goroutines | peak stacks MiB | dup. fetches (worst) | robots.txt per authority | missing (worst) | unexpected (worst) |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range sums {
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.0f | %.2f | %.1f | %d | %s | %d | %d |\n",
-			s.Crawler, s.Runs, s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.CPUSeconds, s.PeakRSSMiB,
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.0f | %.2f | %.1f | %.0f | %.1f | %d | %s | %d | %d |\n",
+			s.Crawler, s.Runs, s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.CPUSeconds, s.PeakRSSMiB, s.PeakGoroutines, s.PeakStackMiB,
 			s.MaxDuplicates, robotsRange(s), s.MaxMissing, s.MaxUnexpected)
 	}
 	if sh.CrawlDelay > 0 {
