@@ -406,7 +406,7 @@ func (f *Frontier) leased(ctx context.Context, member, token string) (*frontier.
 	req, err := decodeMember(member)
 	if err != nil {
 		if len(member) >= memberHead {
-			f.run(ctx, "done", doneScript, f.cfg.LeasesPerAuthority, member[sortKeyLen+seqHexLen:memberHead], token)
+			f.run(ctx, "done", doneScript, f.cfg.LeasesPerAuthority, member[sortKeyLen+seqHexLen:memberHead], token, f.endedTTL())
 		}
 		return nil, err
 	}
@@ -414,6 +414,13 @@ func (f *Frontier) leased(ctx context.Context, member, token string) (*frontier.
 	f.leases[req.Seq] = &held{token: token, url: req.URL}
 	f.mu.Unlock()
 	return req, nil
+}
+
+// endedTTL is how long Redis remembers that a lease was ended (in ms): as
+// long as the store may repeat a Done or Retry whose reply was lost, with
+// a margin.
+func (f *Frontier) endedTTL() int64 {
+	return (f.s.retryFor + time.Minute).Milliseconds()
 }
 
 // lease returns this Frontier's lease of req, or an error wrapping
@@ -461,7 +468,7 @@ func (f *Frontier) Done(ctx context.Context, req *frontier.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := f.run(ctx, "done", doneScript, f.cfg.LeasesPerAuthority, seqID(req.Seq), l.token)
+	res, err := f.run(ctx, "done", doneScript, f.cfg.LeasesPerAuthority, seqID(req.Seq), l.token, f.endedTTL())
 	if err != nil {
 		return err
 	}
@@ -493,7 +500,7 @@ func (f *Frontier) Retry(ctx context.Context, req *frontier.Request, notBefore t
 		wait = Micros(notBefore.Sub(f.cfg.Now()))
 	}
 	res, err := f.run(ctx, "retry", retryScript, f.cfg.LeasesPerAuthority, seqID(req.Seq), l.token,
-		sortKey(req, f.cfg.Order), body, wait)
+		f.endedTTL(), sortKey(req, f.cfg.Order), body, wait)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,9 @@ import "github.com/redis/go-redis/v9"
 //	F leases      sorted set: lease id -> expiry (µs)
 //	F lease       hash: lease id -> token "\n" authority "\n" member
 //	F admit       sorted set: tokens of Pushes being admitted -> expiry
+//	F ended:<t>   string with a time to live: lease token t was ended by
+//	              Done or Retry, so that a repeat of the call (its reply
+//	              lost in a Redis failure) succeeds instead of failing
 //	F wake        pub/sub channel: "r" (something may be ready), "x" (the
 //	              crawl may be exhausted)
 //
@@ -126,6 +129,12 @@ local function lease(id)
   local i = string.find(v, '\n', 1, true)
   local j = string.find(v, '\n', i + 1, true)
   return string.sub(v, 1, i - 1), string.sub(v, i + 1, j - 1), string.sub(v, j + 1)
+end
+
+-- ended reports whether the lease with token tok was already ended by
+-- its holder.
+local function ended(tok)
+  return redis.call('EXISTS', F .. 'ended:' .. tok) == 1
 end
 
 local function endLease(id, a)
@@ -268,16 +277,19 @@ return 1
 `)
 
 // doneScript ends a lease.
-// ARGV: 2 leases per authority, 3 lease id, 4 token.
-// Returns {1, exhausted} when it ended the lease, {0} when there is no
-// such lease, {-1} when the lease belongs to another token (it expired and
-// was handed out again).
+// ARGV: 2 leases per authority, 3 lease id, 4 token, 5 how long to
+// remember that the token ended (ms).
+// Returns {1, exhausted} when it ended the lease (or had ended it before),
+// {0} when there is no such lease, {-1} when the lease belongs to another
+// token (it expired and was handed out again).
 var doneScript = redis.NewScript(luaPrelude + `
 local now, limit, id = clock(), tonumber(ARGV[2]), ARGV[3]
+if ended(ARGV[4]) then return {1, 0} end
 local t, a = lease(id)
 if not t then return {0} end
 if t ~= ARGV[4] then return {-1} end
 endLease(id, a)
+redis.call('SET', F .. 'ended:' .. ARGV[4], '1', 'PX', ARGV[5])
 local c = place(a, now, limit)
 if exhausted(now) then
   wake('x')
@@ -289,17 +301,20 @@ return {1, 0}
 
 // retryScript ends a lease and queues the request again at the head of
 // its authority's queue, held for a while.
-// ARGV: 2 leases per authority, 3 lease id, 4 token, 5 sort key, 6 JSON,
-// 7 hold (µs from now; 0 for none).
-// Returns {1} when done, {0} or {-1} as doneScript.
+// ARGV: 2 leases per authority, 3 lease id, 4 token, 5 how long to
+// remember that the token ended (ms), 6 sort key, 7 JSON, 8 hold (µs from
+// now; 0 for none).
+// Returns {1} when done (or done before), {0} or {-1} as doneScript.
 var retryScript = redis.NewScript(luaPrelude + `
 local now, limit, id = clock(), tonumber(ARGV[2]), ARGV[3]
+if ended(ARGV[4]) then return {1} end
 local t, a, old = lease(id)
 if not t then return {0} end
 if t ~= ARGV[4] then return {-1} end
 endLease(id, a)
-front(a, ARGV[5] .. string.sub(old, 17, 48) .. ARGV[6])
-local d = tonumber(ARGV[7])
+redis.call('SET', F .. 'ended:' .. ARGV[4], '1', 'PX', ARGV[5])
+front(a, ARGV[6] .. string.sub(old, 17, 48) .. ARGV[7])
+local d = tonumber(ARGV[8])
 if d > 0 then hold(a, now + d) end
 if place(a, now, limit) > 0 then wake('r') end
 return {1}

@@ -1,0 +1,82 @@
+package redisfrontier
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/frontier/redisfrontier/redistest"
+)
+
+// A Done or Retry whose reply was lost is run again by the store's
+// retries; the repeat must succeed without a second effect, even after the
+// retried request was leased by another process.
+func TestRepeatedDoneAndRetry(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	s, err := NewStore(srv.Client(t), "heedtest:repeat:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFrontier(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	other, err := NewFrontier(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for _, u := range []string{"http://a.example/1", "http://b.example/1"} {
+		if res, err := f.Push(ctx, &frontier.Request{URL: u}); res != frontier.Added {
+			t.Fatal(res, err)
+		}
+	}
+	r1, _ := f.Next(ctx)
+	r2, _ := f.Next(ctx)
+	tok1, tok2 := f.leases[r1.Seq].token, f.leases[r2.Seq].token
+
+	// Done twice.
+	for i := 0; i < 2; i++ {
+		res, err := f.run(ctx, "done", doneScript, 1, seqID(r1.Seq), tok1, f.endedTTL())
+		if r, _ := res.([]any); err != nil || intAt(r, 0) != 1 {
+			t.Fatalf("Done attempt %d = %v, %v; want success", i+1, res, err)
+		}
+	}
+	// Retry, the request leased by another process, then Retry again.
+	body, _ := requestJSON(r2)
+	retry := func() int64 {
+		res, err := f.run(ctx, "retry", retryScript, 1, seqID(r2.Seq), tok2, f.endedTTL(),
+			sortKey(r2, frontier.BreadthFirst), body, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := res.([]any)
+		return intAt(r, 0)
+	}
+	if got := retry(); got != 1 {
+		t.Fatalf("Retry = %d", got)
+	}
+	again, err := other.Next(ctx)
+	if err != nil || again.Seq != r2.Seq {
+		t.Fatalf("other's Next = %v, %v; want the retried request", again, err)
+	}
+	if got := retry(); got != 1 {
+		t.Fatalf("repeated Retry = %d; want success", got)
+	}
+	c, _ := f.Counts(ctx)
+	if c.Queued != 0 || c.Leased != 1 {
+		t.Errorf("Counts = %+v; want only other's lease, nothing queued twice", c)
+	}
+	if err := other.Done(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := f.Next(ctx2); !errors.Is(err, frontier.ErrExhausted) {
+		t.Errorf("Next: %v; want ErrExhausted", err)
+	}
+}
