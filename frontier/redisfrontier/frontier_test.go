@@ -365,3 +365,17 @@ func TestManyWaitersOneProcess(t *testing.T) {
 		}
 	}
 }
+
+func TestSizes(t *testing.T) {
+	_, rdb := startRedis(t)
+	f := newFrontier(t, newStore(t, rdb, newPrefix(t)))
+	ctx := context.Background()
+	if q, l, err := f.Sizes(ctx); q != 0 || l != 0 || err != nil {
+		t.Errorf("Sizes of a new crawl = %d, %d, %v", q, l, err)
+	}
+	push(t, f, "http://a.example/1", "http://a.example/2", "http://b.example/1")
+	next(t, f)
+	if q, l, err := f.Sizes(ctx); q != 2 || l != 1 || err != nil {
+		t.Errorf("Sizes = %d, %d, %v; want 2 queued, 1 leased", q, l, err)
+	}
+}

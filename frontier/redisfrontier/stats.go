@@ -2,6 +2,7 @@ package redisfrontier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -100,6 +101,30 @@ func (f *Frontier) Counts(ctx context.Context) (Counts, error) {
 		}
 	}
 	return c, nil
+}
+
+// Sizes returns the crawl's queued and leased counts: what Stats gives
+// without ByAuthority, whose size grows with the number of authorities.
+// It is the call for a progress display that asks often.
+func (f *Frontier) Sizes(ctx context.Context) (queued, leased int, err error) {
+	F := f.keys[0]
+	var q *redis.StringCmd
+	var l *redis.IntCmd
+	err = f.s.Do(ctx, "stats", func(ctx context.Context) error {
+		_, err := f.s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			q = p.HGet(ctx, F+"n", "queued")
+			l = p.ZCard(ctx, F+"leases")
+			return nil
+		})
+		if errors.Is(err, redis.Nil) {
+			err = nil // a crawl that has queued nothing yet
+		}
+		return err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return atoi(q.Val()), int(l.Val()), nil
 }
 
 func atoi(v any) int {
