@@ -161,7 +161,7 @@ type authRecord struct {
 func (a authRecord) encode() []byte {
 	b := make([]byte, 0, len(a.name)+16)
 	b = appendString(b, a.name)
-	b = binary.AppendUvarint(b, uint64(a.queued))
+	b = binary.AppendVarint(b, int64(a.queued))
 	var hold int64
 	if !a.hold.IsZero() {
 		hold = a.hold.UnixNano()

@@ -145,6 +145,7 @@ func (f *Frontier) commitPush(reqs []*frontier.Request, fps []frontier.Fingerpri
 		ctr      = f.ctr
 		adds     []added
 		newAuths = map[string]*authority{}
+		newList  []*authority // in order of first push, for round-robin turns
 		grow     = map[*authority]int{}
 	)
 	for _, i := range fresh {
@@ -165,6 +166,7 @@ func (f *Frontier) commitPush(reqs []*frontier.Request, fps []frontier.Fingerpri
 			a = &authority{id: ctr.nextAuth, name: strings.Clone(name)}
 			ctr.nextAuth++
 			newAuths[a.name] = a
+			newList = append(newList, a)
 		}
 		ctr.seq++
 		r.Seq = ctr.seq
@@ -194,7 +196,7 @@ func (f *Frontier) commitPush(reqs []*frontier.Request, fps []frontier.Fingerpri
 		}
 		return res, errs
 	}
-	for _, a := range newAuths {
+	for _, a := range newList {
 		f.turn++
 		a.turn = f.turn
 		f.auths[a.name] = a
