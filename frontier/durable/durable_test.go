@@ -69,7 +69,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	)
 	f.Push(ctx, &frontier.Request{URL: "http://a.example/d0"}) // duplicate
 	f.Push(ctx, &frontier.Request{URL: "ftp://a.example/"})    // rejected
-	leased := mustNext(t, f)                                    // a.example/p5, priority first
+	leased := mustNext(t, f)                                   // a.example/p5, priority first
 	if leased.URL != "http://a.example/p5" {
 		t.Fatalf("Next = %s; want the priority request", leased.URL)
 	}
