@@ -3,6 +3,8 @@ package redisfrontier_test
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -378,4 +380,44 @@ func TestSizes(t *testing.T) {
 	if q, l, err := f.Sizes(ctx); q != 2 || l != 1 || err != nil {
 		t.Errorf("Sizes = %d, %d, %v; want 2 queued, 1 leased", q, l, err)
 	}
+}
+
+// Blocked Next calls wait in the process, not in a loop on Redis: sixteen
+// workers idle for a second with a 100 ms poll interval make a few dozen
+// script calls, not the thousands a busy loop would.
+func TestIdleNextDoesNotHammerRedis(t *testing.T) {
+	_, rdb := startRedis(t)
+	f := newFrontier(t, newStore(t, rdb, newPrefix(t)), redisfrontier.WithPollInterval(100*time.Millisecond))
+	push(t, f, "http://a.example/1")
+	held := next(t, f) // not exhausted, nothing ready
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nextErr(f, 1200*time.Millisecond)
+		}()
+	}
+	time.Sleep(100 * time.Millisecond) // let them block
+	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	info, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, l := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(l, "cmdstat_evalsha:calls="); ok {
+			calls, _ = strconv.Atoi(v[:strings.IndexByte(v, ',')])
+		}
+	}
+	if calls > 60 {
+		t.Errorf("16 idle waiters made %d script calls in a second; want about one per poll interval", calls)
+	}
+	t.Logf("%d script calls in one idle second", calls)
+	wg.Wait()
+	f.Done(ctx, held)
 }

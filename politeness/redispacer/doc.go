@@ -1,2 +1,59 @@
-// Package redispacer paces a heed crawl fleet-wide.
+// Package redispacer paces a heed crawl run by several processes, on one
+// machine or many, per authority and fleet-wide: whichever process sends
+// them, no two requests to an authority start closer together than its
+// interval, and a host's Retry-After or failures slow down every process.
+//
+// # The model
+//
+// A [Pacer] has the model and the methods of politeness.Pacer (read that
+// package's documentation first): each authority has an interval, the
+// larger of the floor ([WithFloor]) and the Crawl-delay its robots.txt asks
+// for ([Pacer.SetCrawlDelay], capped by [WithMaxCrawlDelay] with a
+// [*politeness.DelayTooLongError] beyond); a start needs the interval to
+// have passed since the authority's last start and since its last release
+// (anchoring on completion), fewer than the concurrency limit
+// ([WithConcurrency]) in flight, and no pause; a 429 or 503 with a
+// Retry-After header pauses the authority, other failures back it off
+// exponentially ([politeness.Feedback] and [politeness.ParseRetryAfter]
+// are politeness's own).
+//
+// The difference is where the state lives: in Redis, in the crawl's
+// [redisfrontier.Store], shared by every process of the crawl. Booking a
+// start is one Lua script: if now is at or after the authority's next
+// allowed start and fewer than the limit are in flight, it records the
+// start and the slot; otherwise it answers when to try again. Release is
+// another: it frees the slot and anchors the next start on the release.
+// Both read the clock with Redis's TIME, so that all processes share one
+// clock and the machines' own clocks do not matter.
+//
+// A slot in flight is a token in a sorted set with an expiry: the Pacer
+// that booked it renews it in the background until Release, so a slot
+// outlives a slow request but not a process that died mid-request; it
+// frees itself after the slot timeout ([WithSlotTimeout], default 30 s).
+//
+// # Using a Pacer
+//
+// Make one Pacer per process with [New], from the process's Store, with
+// the same settings in every process. Give it to heed's politeness
+// middleware stage (it has TryAcquire and Release) and, as the Gate, to
+// the Redis frontier of the same Store: the frontier then reads each
+// authority's ready time inside its own script (the Pacer is a
+// [redisfrontier.StoredGate]), so it hands out only requests whose
+// authority is ready, and TryAcquire rarely has to refuse one.
+//
+// TryAcquire, Release, SetCrawlDelay and ReadyAt have no context, as
+// politeness.Pacer's do not. While Redis is unreachable they retry for the
+// store's budget; then TryAcquire and SetCrawlDelay fail with an error
+// wrapping [redisfrontier.ErrUnavailable] (TryAcquire books nothing, so the
+// request should be put back), Release logs (its slot frees itself after
+// the slot timeout), and ReadyAt, which is only advice and gives up after
+// 2 s, answers "ready now". [Pacer.Wait] and [Pacer.State] take a context.
+//
+// # What it does not do
+//
+// The package does not parse robots.txt, queue requests or fetch anything.
+// It keeps each authority's pacing for the life of the crawl, as
+// politeness.Pacer does (two small keys per authority, deleted by
+// [redisfrontier.Store.Reset]); it has no Snapshot or Restore, since Redis
+// is the state.
 package redispacer
