@@ -250,8 +250,18 @@ func (s Snapshot) Format(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "discovered: %d queued, %d duplicates, %d non-http links ignored\n", s.Queued, s.Duplicates, s.IgnoredLinks)
-	fmt.Fprintf(w, "robots.txt: %d available, %d unavailable (4xx: no restrictions), %d unreachable (complete disallow)\n",
-		s.Robots["available"], s.Robots["unavailable"], s.Robots["unreachable"])
+	hosts := map[string]int{}
+	for _, as := range s.Authorities {
+		if as.Robots != "" {
+			hosts[as.Robots]++
+		}
+	}
+	var fetches int64
+	for _, n := range s.Robots {
+		fetches += n
+	}
+	fmt.Fprintf(w, "robots.txt: %d hosts available, %d unavailable (4xx: no restrictions), %d unreachable (complete disallow); %d fetches\n",
+		hosts["available"], hosts["unavailable"], hosts["unreachable"], fetches)
 	fmt.Fprintf(w, "items: %d exported, %d dropped, %d errors", s.Items, s.ItemsDropped, s.ItemErrors)
 	if len(s.Dropped) > 0 {
 		reasons := make([]string, 0, len(s.Dropped))
