@@ -7,6 +7,7 @@
 #   bench/crawl.sh --runs 5 --only throughput
 #   bench/crawl.sh --profile        also one profiled run per crawler
 #   bench/crawl.sh --rev HEAD       measure a commit, not the work tree
+#   bench/crawl.sh --load 2         run 2 busy loops beside the crawls
 #   bench/crawl.sh -- -workers 64   pass flags on to crawlbench
 set -euo pipefail
 
@@ -15,6 +16,7 @@ smoke=0
 only=""
 profile=0
 rev=""
+load=0
 extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -23,12 +25,22 @@ while [ $# -gt 0 ]; do
 	--only) only="$2"; shift 2 ;;
 	--profile) profile=1; shift ;;
 	--rev) rev="$2"; shift 2 ;;
+	--load) load="$2"; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "crawl.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
 case "$only" in ""|throughput|politeness) ;; *) echo "crawl.sh: --only throughput or politeness" >&2; exit 2 ;; esac
+case "$load" in [0-9]|1[0-6]) ;; *) echo "crawl.sh: --load takes 0 to 16 busy loops" >&2; exit 2 ;; esac
+
+src=""
+hogs=()
+cleanup() {
+	if [ "${#hogs[@]}" -gt 0 ]; then kill "${hogs[@]}" 2>/dev/null || true; fi
+	if [ -n "$src" ]; then rm -rf "$src"; fi
+}
+trap cleanup EXIT
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -41,12 +53,19 @@ if [ -n "$rev" ]; then
 	# work tree do not leak into the figures.
 	sha="$(git rev-parse --verify "$rev^{commit}")"
 	src="$(mktemp -d)"
-	trap 'rm -rf "$src"' EXIT
 	git archive "$sha" | tar -x -C "$src"
 	(cd "$src" && go build -ldflags "-X main.buildRevision=$sha" -o "$bin" ./bench/crawlbench)
 else
 	go build -o "$bin" ./bench/crawlbench
 fi
+
+# Busy loops stand in for the rest of a loaded machine: they show what
+# pacing and throughput do when the crawler and the site wait for a CPU.
+# Each stops by itself after an hour at most; cleanup stops them sooner.
+for _ in $(seq 1 "$load"); do
+	timeout 3600 sh -c 'while :; do :; done' &
+	hogs+=("$!")
+done
 
 stamp="$(date -u +%Y%m%d-%H%M%S)"
 report="$out/crawl-$stamp.md"
