@@ -188,6 +188,7 @@ func (f *Frontier) Push(ctx context.Context, req *frontier.Request) (frontier.Pu
 		}
 		return frontier.Rejected, err
 	}
+	req.URL = canon
 	fp := frontier.NewFingerprint(req.Method, canon)
 	token, verdict := "", "a"
 	var admitErr error
@@ -200,7 +201,6 @@ func (f *Frontier) Push(ctx context.Context, req *frontier.Request) (frontier.Pu
 		if n, _ := res.(int64); n == 0 {
 			return frontier.Duplicate, nil
 		}
-		req.URL = canon
 		if admitErr = f.cfg.Admit(req); admitErr != nil {
 			verdict = "r"
 		}
@@ -209,7 +209,6 @@ func (f *Frontier) Push(ctx context.Context, req *frontier.Request) (frontier.Pu
 			return frontier.Rejected, frontier.ErrClosed
 		}
 	}
-	req.URL = canon
 	body, err := requestJSON(req)
 	if err != nil {
 		return frontier.Rejected, err
