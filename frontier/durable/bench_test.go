@@ -36,13 +36,14 @@ func benchURLs(b testing.TB) int {
 	return 20_000
 }
 
-func benchRequests(n int) []*frontier.Request {
-	reqs := make([]*frontier.Request, n)
-	for i := range reqs {
-		reqs[i] = &frontier.Request{
+// benchRequests returns requests lo to hi-1 of the workload.
+func benchRequests(lo, hi int) []*frontier.Request {
+	reqs := make([]*frontier.Request, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		reqs = append(reqs, &frontier.Request{
 			URL:   "https://host" + strconv.Itoa(i%benchAuthorities) + ".example/page/" + strconv.Itoa(i),
 			Depth: i % 4,
-		}
+		})
 	}
 	return reqs
 }
@@ -118,7 +119,7 @@ func BenchmarkPushNextDone(b *testing.B) {
 			var bytes int64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				reqs := benchRequests(urls)
+				reqs := benchRequests(0, urls)
 				m := frontier.NewMemory()
 				b.StartTimer()
 				t0 := time.Now()
@@ -131,7 +132,7 @@ func BenchmarkPushNextDone(b *testing.B) {
 				m.Close()
 
 				b.StopTimer()
-				reqs = benchRequests(urls)
+				reqs = benchRequests(0, urls)
 				dir := filepath.Join(b.TempDir(), "state")
 				d, err := durable.Open(dir)
 				if err != nil {
@@ -189,7 +190,7 @@ func TestRSSChild(t *testing.T) {
 	// Build the requests in slices of 10,000 so that the child holds no
 	// more than the frontier does.
 	for i := 0; i < n; i += 10_000 {
-		reqs := benchRequests(min(n, i+10_000))[i:]
+		reqs := benchRequests(i, min(n, i+10_000))
 		pushAll(t, f, reqs, 1, 100)
 	}
 	if st := f.Stats(); st.Queued != n {

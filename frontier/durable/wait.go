@@ -2,6 +2,9 @@ package durable
 
 import "time"
 
+// The waiting scheme is frontier.Memory's (frontier/wait.go), kept alike so
+// that both frontiers wake their callers the same way.
+//
 // Blocked Next calls wait in a FIFO list, each on its own channel. Rather
 // than waking every waiter on every change (a thundering herd: a page's
 // hundred links would wake every idle worker a hundred times), the frontier
