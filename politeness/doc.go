@@ -16,19 +16,26 @@
 //   - at least the interval has passed since the previous start (a
 //     [golang.org/x/time/rate.Limiter] with burst 1 per authority);
 //   - at least the interval has passed since the previous request to the
-//     authority completed ([Pacer.Release]). Anchoring on completion makes
-//     the gap between two requests arriving at the server at least the
-//     interval whatever the network does: arrival₂ > start₂ ≥ release₁ +
-//     interval > arrival₁ + interval;
-//   - fewer requests than the concurrency limit (default 1,
-//     [WithConcurrency]) are in flight;
+//     authority completed ([Pacer.Release]);
+//   - no other request to the authority is in flight. Together with the
+//     completion anchor this makes the gap between two requests arriving
+//     at the server at least the interval, whatever the network or the
+//     machine's load does to a request between its start and the wire:
+//     arrival₂ > start₂ ≥ release₁ + interval > arrival₁ + interval. Start
+//     spacing alone does not: two starts an interval apart can reach the
+//     server together;
+//   - for an authority with an interval of zero, which has no spacing to
+//     keep, fewer requests than the concurrency limit (default 1,
+//     [WithConcurrency]) are in flight instead;
 //   - the authority is not paused. A 429 or 503 response with a Retry-After
 //     header pauses it until then (capped by [WithMaxPause], default 10
 //     min). A 429 or 503 without Retry-After, any other 5xx and a network
 //     error pause it with exponential backoff (default 1 s doubling to 5
 //     min, [WithBackoff]); any other response resets the backoff.
 //
-// An interval of zero (floor 0 and no Crawl-delay) means no spacing at all.
+// An interval of zero (floor 0 and no Crawl-delay) means no spacing at all,
+// and is the only case where [WithConcurrency] above 1 lets several requests
+// to one authority be in flight.
 //
 // A Crawl-delay above the cap (default 30 s, [WithMaxCrawlDelay]) does not
 // stall the crawl: SetCrawlDelay returns a [*DelayTooLongError], and from
@@ -43,8 +50,11 @@
 //
 //   - [Pacer.ReadyAt] answers when the authority may next start a request. It
 //     never blocks and never books anything; heed's frontier calls it often
-//     to pick an authority that is ready now. It ignores the concurrency
-//     limit, because the frontier limits its own leases per authority.
+//     to pick an authority that is ready now. While an authority with an
+//     interval has a request in flight, it answers one interval from now at
+//     the soonest, since the next start must follow that request's release.
+//     For an authority with no interval it ignores the concurrency limit,
+//     because the frontier limits its own leases per authority.
 //   - [Pacer.TryAcquire] books a start now if the authority allows one, and
 //     otherwise says when to try again, without blocking. This is what most
 //     callers want: heed's politeness middleware stage calls it for each

@@ -177,7 +177,9 @@ func TestBackoffOff(t *testing.T) {
 
 // A pause is never shortened: a short Retry-After does not cut a backoff.
 func TestPauseNeverShortened(t *testing.T) {
-	p, clk := newTestPacer(t, WithConcurrency(2), WithBackoff(time.Minute, time.Hour))
+	// Two requests in flight, so that three answers arrive in a row: no
+	// interval, or the second could not have started.
+	p, clk := newTestPacer(t, WithFloor(0), WithConcurrency(2), WithBackoff(time.Minute, time.Hour))
 	mustAcquire(t, p, hostA)
 	clk.Advance(time.Second)
 	mustAcquire(t, p, hostA)

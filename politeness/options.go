@@ -12,8 +12,9 @@ const (
 	// DefaultFloor is the least interval between requests to one
 	// authority ([WithFloor]).
 	DefaultFloor = time.Second
-	// DefaultConcurrency is how many requests to one authority may be in
-	// flight at once ([WithConcurrency]).
+	// DefaultConcurrency is how many requests to an authority with no
+	// interval may be in flight at once ([WithConcurrency]); an authority
+	// with an interval has at most one.
 	DefaultConcurrency = 1
 	// DefaultMaxCrawlDelay is the largest Crawl-delay honoured; above it
 	// the authority is excluded ([WithMaxCrawlDelay]).
@@ -48,8 +49,11 @@ type Option func(*config)
 func WithFloor(d time.Duration) Option { return func(c *config) { c.floor = d } }
 
 // WithConcurrency sets how many requests to one authority may be in flight
-// at once (default 1). Above 1, starts are still spaced by the interval, but
-// the gap between arrivals at the server is only guaranteed with 1.
+// at once (default 1). It applies to authorities whose interval is zero (no
+// floor and no Crawl-delay): an authority with an interval has at most one
+// request in flight, whatever n is, because only then is the gap between
+// arrivals at the server guaranteed, whatever the network or the machine's
+// load does to requests on their way.
 func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
 
 // WithMaxCrawlDelay sets the largest Crawl-delay heed honours (default

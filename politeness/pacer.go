@@ -155,10 +155,19 @@ func (a *authority) limiterReadyAt(now time.Time) time.Time {
 	return now.Add(time.Duration(math.Ceil(ns)))
 }
 
+// busy reports whether the authority can start nothing before a request in
+// flight is released: with an interval, one request in flight is the limit.
+func (a *authority) busy() bool {
+	return a.interval > 0 && a.inFlight > 0
+}
+
 // readyAt is ReadyAt for a known authority; a.mu must be held.
 func (a *authority) readyAt(now time.Time) time.Time {
 	if a.tooLong != nil {
 		return time.Time{}
+	}
+	if a.busy() {
+		return a.busyRetryAt(now)
 	}
 	// The limiter is asked about the time the anchors allow, so that the
 	// answer is good for TryAcquire even when the limiter runs late.
@@ -170,21 +179,41 @@ func (a *authority) readyAt(now time.Time) time.Time {
 	return nb
 }
 
+// busyRetryAt is the soonest a busy authority may start again: the request
+// in flight is released at now or later, and the next start follows that
+// release by the interval, so the answer is one interval from now, or later
+// if a pause, the start anchor or the limiter says so. ReadyAt and
+// TryAcquire both answer with it. It is a lower bound, not a promise: the
+// release decides.
+func (a *authority) busyRetryAt(now time.Time) time.Time {
+	t := later(a.notBefore(), now.Add(a.interval))
+	if lt := a.limiterReadyAt(t); lt.After(t) {
+		return lt
+	}
+	return t
+}
+
 // try is TryAcquire for a known authority; a.mu must be held.
 func (a *authority) try(now time.Time, concurrency int) (bool, time.Time, error) {
 	if a.tooLong != nil {
 		return false, time.Time{}, a.tooLong
 	}
+	if a.busy() {
+		// Spacing is promised at the server, and only one request in
+		// flight guarantees it: the next start waits for the previous
+		// release, so arrivals are an interval apart whatever the
+		// network or the machine's load does to requests between booking
+		// and the wire. Concurrency above 1 is for authorities with no
+		// interval.
+		return false, a.busyRetryAt(now), nil
+	}
 	t := a.notBefore()
 	if a.inFlight >= concurrency {
-		// The next start follows a release, so it is at least one
-		// interval away; with no interval, only a release can tell.
+		// No interval: only a release can tell, unless a pause ends
+		// later.
 		var at time.Time
-		if a.interval > 0 {
-			at = now.Add(a.interval)
-		}
 		if t.After(now) {
-			at = later(at, t)
+			at = t
 		}
 		return false, at, nil
 	}
@@ -213,10 +242,16 @@ func (a *authority) signal() {
 // nothing, and a later TryAcquire may still fail if another caller books the
 // slot first.
 //
-// ReadyAt ignores the concurrency limit: heed's frontier limits its own
-// leases per authority. An excluded authority (see [DelayTooLongError]) is
-// ready at once, so that its requests reach TryAcquire and are skip-logged
-// promptly. An authority never seen is ready at once.
+// An authority with an interval and a request in flight cannot start
+// another before that request's release plus the interval, so ReadyAt
+// answers one interval from now (or later, if a pause or an anchor says so):
+// the soonest the next start could be if the release came at once, and the
+// same time TryAcquire gives as its retryAt. For an authority with no
+// interval ReadyAt ignores the concurrency limit, because heed's frontier
+// limits its own leases per authority to the same number. An excluded
+// authority (see [DelayTooLongError]) is ready at once, so that its requests
+// reach TryAcquire and are skip-logged promptly. An authority never seen is
+// ready at once.
 //
 // ReadyAt implements heed's frontier.Gate.
 func (p *Pacer) ReadyAt(authority string) time.Time {
@@ -237,11 +272,13 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 //
 // Otherwise ok is false and retryAt says when to try again: the earliest
 // time a start may be allowed (heed's politeness stage gives the request back
-// to the frontier with it). When the authority is at its concurrency limit,
-// retryAt is one interval from now (or the end of a pause, if later),
-// because the next start must follow a release by that much; with an
-// interval of zero and no pause it is the zero time, meaning after the next
-// release.
+// to the frontier with it). An authority with an interval allows one
+// request in flight, whatever [WithConcurrency] says; while it has one,
+// retryAt is one interval from now (or later, if a pause or an anchor says
+// so), because the next start must follow the release by that much, and it
+// equals what ReadyAt answers. An authority with an interval of zero allows
+// up to the concurrency limit; at the limit, retryAt is the end of a pause,
+// or the zero time, meaning after the next release.
 //
 // For an authority excluded by its Crawl-delay, err is the
 // [*DelayTooLongError] and nothing is booked.
@@ -255,7 +292,8 @@ func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err er
 }
 
 // Wait blocks until it can book a request start to authority, exactly as
-// TryAcquire would, or until ctx is done. It returns nil once the start is
+// TryAcquire would (so never while an authority with an interval has a
+// request in flight), or until ctx is done. It returns nil once the start is
 // booked (the caller then calls [Pacer.Release]), ctx's error if ctx ends
 // first (nothing is booked), or the [*DelayTooLongError] of an excluded
 // authority. Most callers should use TryAcquire and requeue instead; Wait is

@@ -95,19 +95,25 @@ func TestIntervalIsMaxOfFloorAndCrawlDelay(t *testing.T) {
 }
 
 // TestSpacingIsExact guards against the limiter's float64 arithmetic: a
-// start is never allowed a nanosecond early, and the time ReadyAt gives is
-// always good for TryAcquire.
+// start is never allowed a nanosecond early, and the time ReadyAt gives,
+// with the request in flight or after its release, is always good for
+// TryAcquire.
 func TestSpacingIsExact(t *testing.T) {
 	for ms := 1; ms < 40000; ms += 97 {
 		iv := time.Duration(ms)*time.Millisecond + time.Duration(ms%13)*time.Microsecond + time.Duration(ms%7)
-		// Many slots and no releases, so that only start spacing counts.
-		p, clk := newTestPacer(t, WithFloor(0), WithMaxCrawlDelay(time.Hour), WithConcurrency(10))
+		p, clk := newTestPacer(t, WithFloor(0), WithMaxCrawlDelay(time.Hour))
 		if err := p.SetCrawlDelay(hostA, iv); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < 4; i++ {
 			start := clk.Now()
 			mustAcquire(t, p, hostA)
+			if r := p.ReadyAt(hostA); r.Before(start.Add(iv)) || r.After(start.Add(iv+1)) {
+				t.Fatalf("interval %v: in flight, ReadyAt %v after start; want %v", iv, r.Sub(start), iv)
+			}
+			// Released at once, so that both anchors fall on start+iv
+			// and the limiter's rounding is what decides.
+			p.Release(hostA, Feedback{Status: 200})
 			clk.Advance(iv - 1)
 			if ok, _, _ := p.TryAcquire(hostA); ok {
 				t.Fatalf("interval %v: start allowed %v after the previous", iv, clk.Now().Sub(start))
@@ -123,23 +129,51 @@ func TestSpacingIsExact(t *testing.T) {
 
 // TestLimiterLaterThanAnchors covers a limiter that allows a start later
 // than the anchors do (here by a reservation made behind the Pacer's back):
-// ReadyAt and TryAcquire both answer with the limiter's time.
+// ReadyAt and TryAcquire both answer with the limiter's time, whether the
+// previous request is in flight or released.
 func TestLimiterLaterThanAnchors(t *testing.T) {
-	p, clk := newTestPacer(t, WithConcurrency(5))
-	t0 := clk.Now()
-	mustAcquire(t, p, hostA)
-	a := p.lookup(hostA)
-	a.mu.Lock()
-	a.lim.ReserveN(t0.Add(500*time.Millisecond), 1) // the token due at t0+1s
-	a.mu.Unlock()
-	want := t0.Add(2 * time.Second)
-	if r := p.ReadyAt(hostA); !r.Equal(want) {
-		t.Fatalf("ReadyAt = +%v; want +%v", r.Sub(t0), want.Sub(t0))
+	reserveBehindTheBack := func(p *Pacer, at time.Time) {
+		a := p.lookup(hostA)
+		a.mu.Lock()
+		a.lim.ReserveN(at, 1) // the token due one interval after the start
+		a.mu.Unlock()
 	}
-	clk.Advance(time.Second) // the anchors allow a start now; the limiter does not
-	mustRefuse(t, p, hostA, want)
-	clk.AdvanceTo(want)
-	mustAcquire(t, p, hostA)
+	t.Run("released", func(t *testing.T) {
+		p, clk := newTestPacer(t)
+		t0 := clk.Now()
+		mustAcquire(t, p, hostA)
+		p.Release(hostA, Feedback{Status: 200})
+		reserveBehindTheBack(p, t0.Add(500*time.Millisecond))
+		want := t0.Add(2 * time.Second)
+		if r := p.ReadyAt(hostA); !r.Equal(want) {
+			t.Fatalf("ReadyAt = +%v; want +%v", r.Sub(t0), want.Sub(t0))
+		}
+		clk.Advance(time.Second) // the anchors allow a start now; the limiter does not
+		mustRefuse(t, p, hostA, want)
+		clk.AdvanceTo(want)
+		mustAcquire(t, p, hostA)
+	})
+	t.Run("in flight", func(t *testing.T) {
+		p, clk := newTestPacer(t)
+		t0 := clk.Now()
+		mustAcquire(t, p, hostA)
+		reserveBehindTheBack(p, t0.Add(500*time.Millisecond))
+		// A release now would allow t0+1s; the limiter says t0+2s.
+		want := t0.Add(2 * time.Second)
+		if r := p.ReadyAt(hostA); !r.Equal(want) {
+			t.Fatalf("ReadyAt = +%v; want +%v", r.Sub(t0), want.Sub(t0))
+		}
+		mustRefuse(t, p, hostA, want)
+		clk.Advance(1500 * time.Millisecond) // now an interval from now is later
+		want = t0.Add(2500 * time.Millisecond)
+		if r := p.ReadyAt(hostA); !r.Equal(want) {
+			t.Fatalf("ReadyAt = +%v; want +%v", r.Sub(t0), want.Sub(t0))
+		}
+		mustRefuse(t, p, hostA, want)
+		p.Release(hostA, Feedback{Status: 200})
+		clk.AdvanceTo(want)
+		mustAcquire(t, p, hostA)
+	})
 }
 
 func TestCompletionAnchoring(t *testing.T) {
@@ -245,62 +279,6 @@ func TestSetCrawlDelayNegative(t *testing.T) {
 	}
 	if s := p.State(hostA); s.CrawlDelay != 0 || s.Interval != DefaultFloor {
 		t.Fatalf("State = %+v; want unchanged", s)
-	}
-}
-
-func TestConcurrencyLimit(t *testing.T) {
-	t.Run("no spacing", func(t *testing.T) {
-		p, _ := newTestPacer(t, WithFloor(0), WithConcurrency(3))
-		for i := 0; i < 3; i++ {
-			mustAcquire(t, p, hostA)
-		}
-		mustRefuse(t, p, hostA, time.Time{}) // zero: after a release
-		if r := p.ReadyAt(hostA); !r.IsZero() {
-			t.Fatalf("ReadyAt = %v; ReadyAt ignores concurrency", r)
-		}
-		if s := p.State(hostA); s.InFlight != 3 {
-			t.Fatalf("InFlight = %d", s.InFlight)
-		}
-		p.Release(hostA, Feedback{Status: 200})
-		mustAcquire(t, p, hostA)
-		mustAcquire(t, p, hostB) // other authorities have their own slots
-	})
-	t.Run("spaced", func(t *testing.T) {
-		p, clk := newTestPacer(t, WithConcurrency(2)) // floor 1 s
-		t0 := clk.Now()
-		mustAcquire(t, p, hostA)
-		clk.Advance(500 * time.Millisecond)
-		mustRefuse(t, p, hostA, t0.Add(time.Second)) // start spacing
-		clk.Advance(500 * time.Millisecond)
-		mustAcquire(t, p, hostA)
-		clk.Advance(700 * time.Millisecond)
-		// Two in flight: the next start is at least an interval away.
-		mustRefuse(t, p, hostA, t0.Add(2700*time.Millisecond))
-		if r := p.ReadyAt(hostA); !r.Equal(t0.Add(2 * time.Second)) {
-			t.Fatalf("ReadyAt = %v; want the start anchor only", r.Sub(t0))
-		}
-		clk.Advance(300 * time.Millisecond) // t0+2s
-		p.Release(hostA, Feedback{Status: 200})
-		mustRefuse(t, p, hostA, t0.Add(3*time.Second)) // completion anchor
-		clk.Advance(time.Second)
-		mustAcquire(t, p, hostA)
-	})
-}
-
-// At the concurrency limit during a pause, the retry time is the later of
-// the pause's end and one interval from now.
-func TestConcurrencyLimitDuringPause(t *testing.T) {
-	for _, floor := range []time.Duration{0, time.Second} {
-		p, clk := newTestPacer(t, WithFloor(floor))
-		mustAcquire(t, p, hostA)
-		until := clk.Now().Add(time.Minute)
-		if err := p.Restore(map[string]AuthorityState{hostA: {PausedUntil: until}}); err != nil {
-			t.Fatal(err)
-		}
-		mustRefuse(t, p, hostA, until)
-		p.Release(hostA, Feedback{Status: 200})
-		clk.Advance(time.Minute)
-		mustAcquire(t, p, hostA)
 	}
 }
 

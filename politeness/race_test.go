@@ -2,7 +2,6 @@ package politeness
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -57,31 +56,40 @@ func (s *pacedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // TestConcurrentPacingAtTheServer runs many workers over many authorities
 // with a real clock and checks, at the server, that requests to one
-// authority arrive at least an interval apart and at least an interval
-// after the previous one left, and never more at once than allowed.
+// authority never arrive more at once than allowed and, with an interval,
+// arrive at least an interval apart and at least an interval after the
+// previous one left. With an interval, WithConcurrency(8) must still mean
+// one at a time: responses slower than the interval would otherwise let a
+// second request start, and on a machine short of CPU let two arrive
+// together.
 func TestConcurrentPacingAtTheServer(t *testing.T) {
-	for _, concurrency := range []int{1, 2} {
-		t.Run(fmt.Sprintf("concurrency %d", concurrency), func(t *testing.T) {
-			testConcurrentPacing(t, concurrency)
+	tests := []struct {
+		name        string
+		interval    time.Duration
+		concurrency int
+		slow        time.Duration // added to every response time
+		want        int           // the most requests in flight to one authority
+	}{
+		{"interval, concurrency 1", 15 * time.Millisecond, 1, 0, 1},
+		{"interval, concurrency 8", 15 * time.Millisecond, 8, 45 * time.Millisecond, 1},
+		{"no interval, concurrency 2", 0, 2, 20 * time.Millisecond, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			testConcurrentPacing(t, tt.interval, tt.concurrency, tt.slow, tt.want)
 		})
 	}
 }
 
-func testConcurrentPacing(t *testing.T, concurrency int) {
+func testConcurrentPacing(t *testing.T, interval time.Duration, concurrency int, slow time.Duration, want int) {
 	const (
-		interval    = 15 * time.Millisecond
 		authorities = 8
 		workers     = 16
-		waiters     = 2                // workers using Wait rather than TryAcquire
-		target      = 12               // requests per authority before workers stop
-		giveUp      = 20 * time.Second // bound on a machine that stalls
+		waiters     = 2                      // workers using Wait rather than TryAcquire
+		target      = 12                     // requests per authority before workers stop
+		giveUp      = 20 * time.Second       // bound on a machine that stalls
+		waitTimeout = 150 * time.Millisecond // bound on one Wait
 	)
-	// With concurrency 2, responses slower than two intervals make the
-	// second slot matter.
-	slow := time.Duration(0)
-	if concurrency > 1 {
-		slow = 3 * interval
-	}
 	srv := &pacedServer{slow: slow, visits: map[string][]visit{}, inFlight: map[string]int{}, maxInFlight: map[string]int{}}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -134,7 +142,7 @@ func testConcurrentPacing(t *testing.T, concurrency int) {
 			for n := 0; n < 10000 && running(); n++ {
 				if w < waiters {
 					a := names[(w+n)%authorities]
-					ctx, cancel := context.WithTimeout(context.Background(), 10*interval)
+					ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 					err := p.Wait(ctx, a)
 					cancel()
 					if err == nil {
@@ -185,12 +193,12 @@ func testConcurrentPacing(t *testing.T, concurrency int) {
 			t.Errorf("%s: only %d requests in %v; the test proves little", a, len(vs), time.Since(began))
 		}
 		m := srv.maxInFlight[a]
-		if m > concurrency {
-			t.Errorf("%s: %d requests in flight at once; limit %d", a, m, concurrency)
+		if m > want {
+			t.Errorf("%s: %d requests in flight at once; limit %d", a, m, want)
 		}
 		busiest = max(busiest, m)
-		if concurrency > 1 {
-			continue // arrivals may overtake each other; only starts are spaced
+		if interval == 0 {
+			continue // nothing to space
 		}
 		slices.SortFunc(vs, func(x, y visit) int { return x.arrived.Compare(y.arrived) })
 		for i := 1; i < len(vs); i++ {
@@ -211,8 +219,8 @@ func testConcurrentPacing(t *testing.T, concurrency int) {
 			}
 		}
 	}
-	if busiest != concurrency {
-		t.Errorf("at most %d requests in flight to one authority; the limit %d was never reached", busiest, concurrency)
+	if busiest != want {
+		t.Errorf("at most %d requests in flight to one authority; the limit %d was never reached", busiest, want)
 	}
 	t.Logf("%d requests to %d authorities in %v, at most %d in flight to one", total, authorities, time.Since(began).Round(time.Millisecond), busiest)
 }
