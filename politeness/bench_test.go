@@ -139,6 +139,29 @@ func BenchmarkReadyAt(b *testing.B) {
 	}
 }
 
+// BenchmarkReadyAtInFlight is the frontier's question about authorities
+// that each have a request in flight, so that ReadyAt answers an interval
+// from now; TryAcquire gives the same answer on the same path.
+func BenchmarkReadyAtInFlight(b *testing.B) {
+	p, _ := New(WithConcurrency(8))
+	names := benchNames()
+	for _, a := range names {
+		p.TryAcquire(a)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var zero int
+	for i := 0; i < b.N; i++ {
+		if p.ReadyAt(names[i%benchAuthorities]).IsZero() {
+			zero++
+		}
+	}
+	b.StopTimer()
+	if zero > 0 {
+		b.Fatalf("%d authorities with a request in flight reported ready at once", zero)
+	}
+}
+
 // BenchmarkReadyAtParallel and BenchmarkTryAcquireReleaseParallel measure
 // the same under contention from GOMAXPROCS goroutines.
 func BenchmarkReadyAtParallel(b *testing.B) {
