@@ -63,7 +63,10 @@ func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua
 func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
 
 // WithConcurrencyPerHost sets how many requests may be in flight to one
-// authority at once (default 1).
+// authority at once (default 1). It applies to authorities heed does not
+// space (a floor of 0 and no Crawl-delay): an authority with an interval
+// always has one request in flight, because only then are arrivals at the
+// server guaranteed to be an interval apart.
 func WithConcurrencyPerHost(n int) Option { return func(c *config) { c.perHost = n } }
 
 // WithDelay sets the floor delay between requests to one authority

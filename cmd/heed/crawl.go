@@ -49,7 +49,7 @@ func (f *crawlFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.skiplog, "skiplog", "skipped.jsonl", "write the skip log (every URL not fetched, and why) to this file")
 	fl.DurationVar(&f.delay, "delay", time.Second, "least time between requests to one host; a larger robots.txt Crawl-delay wins")
 	fl.IntVar(&f.workers, "concurrency", 16, "requests in flight in total")
-	fl.IntVar(&f.perHost, "per-host", 1, "requests in flight per host (authority)")
+	fl.IntVar(&f.perHost, "per-host", 1, "requests in flight per host (authority) when --delay is 0 and the host has no Crawl-delay; a spaced host always has one")
 	fl.IntVar(&f.depth, "depth", 0, "follow links at most this deep from the seeds (0: no limit)")
 	fl.IntVar(&f.maxPages, "max-pages", 0, "download at most this many pages (0: no limit)")
 	fl.IntVar(&f.maxPerHost, "max-pages-per-host", 0, "download at most this many pages per host (0: no limit)")
