@@ -90,6 +90,17 @@ func killAndCheck(t *testing.T, lines int) {
 	}
 	t.Logf("killed at line %d of %d: %d added, %d leased, %d done", lines, n, len(added), len(leased), len(done))
 
+	// heed status reads a crashed state as it is: leases still out.
+	rd, err := durable.OpenReader(dir)
+	if err != nil {
+		t.Fatalf("OpenReader after SIGKILL: %v", err)
+	}
+	st, err := rd.Status()
+	rd.Close()
+	if err != nil || st.Leased == 0 || st.Seen < len(added) {
+		t.Errorf("Reader.Status after SIGKILL = %+v, %v; want leases out and at least %d seen", st, err, len(added))
+	}
+
 	f, err := durable.Open(dir)
 	if err != nil {
 		t.Fatalf("reopen after SIGKILL: %v", err)

@@ -19,6 +19,10 @@ import (
 // Frontier is a frontier.Frontier whose state lives in a Pebble store on
 // disk. It is safe for concurrent use. See the package doc for what is
 // durable when, and what it keeps in memory.
+//
+// Next hands out the *Request that was pushed while it is in the
+// read-ahead, and otherwise one decoded from disk; Done and Retry match
+// leases by Seq and URL, so either works.
 type Frontier struct {
 	cfg  frontier.Config
 	db   *pebble.DB
