@@ -263,6 +263,11 @@ func TestReader(t *testing.T) {
 	if v, err := rd.GetMeta("stats"); err != nil || string(v) != "42" {
 		t.Errorf("Reader.GetMeta = %q, %v", v, err)
 	}
+	rd.Close()
+	if _, err := rd.Status(); !errors.Is(err, frontier.ErrClosed) {
+		t.Errorf("Status after Close: %v; want ErrClosed", err)
+	}
+	rd.Close()
 	if _, err := durable.OpenReader(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("OpenReader of a missing directory succeeded")
 	}

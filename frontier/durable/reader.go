@@ -17,9 +17,10 @@ import (
 // while no crawl runs. It loads nothing up front; Status reads the
 // per-authority records, never the queues or the seen set.
 type Reader struct {
-	db    *pebble.DB
-	path  string
-	order frontier.Order
+	db     *pebble.DB
+	path   string
+	order  frontier.Order
+	closed bool
 }
 
 // OpenReader opens the state in the directory path read-only. The
@@ -62,6 +63,9 @@ type Status struct {
 // the leases.
 func (r *Reader) Status() (Status, error) {
 	s := Status{Order: r.order, Holds: make(map[string]time.Time)}
+	if r.closed {
+		return s, frontier.ErrClosed
+	}
 	s.ByAuthority = make(map[string]int)
 	v, err := get(r.db, []byte{prefixCounters})
 	if err != nil {
@@ -106,6 +110,9 @@ func (r *Reader) Status() (Status, error) {
 // frontier.Authority: "https://example.com"), in queue order, until fn
 // returns false. It reads the queue from disk as it goes.
 func (r *Reader) Queue(authority string, fn func(*frontier.Request) bool) error {
+	if r.closed {
+		return frontier.ErrClosed
+	}
 	var id uint32
 	found := false
 	err := scan(r.db, []byte{prefixAuthority}, func(k, v []byte) error {
@@ -137,16 +144,32 @@ func (r *Reader) Queue(authority string, fn func(*frontier.Request) bool) error 
 
 // GetMeta returns a copy of the value stored under key, or an error
 // wrapping ErrMetaNotFound.
-func (r *Reader) GetMeta(key string) ([]byte, error) { return getMeta(r.db, key) }
+func (r *Reader) GetMeta(key string) ([]byte, error) {
+	if r.closed {
+		return nil, frontier.ErrClosed
+	}
+	return getMeta(r.db, key)
+}
 
 // ForEachMeta calls fn for each stored meta key that starts with prefix,
 // as Frontier.ForEachMeta does.
 func (r *Reader) ForEachMeta(prefix string, fn func(key string, value []byte) error) error {
+	if r.closed {
+		return frontier.ErrClosed
+	}
 	return forEachMeta(r.db, prefix, fn)
 }
 
-// Close releases the state.
-func (r *Reader) Close() error { return r.db.Close() }
+// Close releases the state; the Reader's methods then return
+// frontier.ErrClosed. A Reader is not safe for concurrent use with Close.
+// Closing twice is harmless.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	return r.db.Close()
+}
 
 // dirSize returns the total size of the regular files under dir.
 func dirSize(dir string) int64 {
