@@ -397,11 +397,15 @@ func (f *Frontier) lease(req *frontier.Request) (*held, error) {
 	return l, nil
 }
 
-// ended forgets a lease after its script ran, and turns the script's code
-// into an error.
-func (f *Frontier) ended(req *frontier.Request, code int64) error {
+// ended forgets lease l of req after its script ran, and turns the
+// script's code into an error. Once a Retry's script has run, another
+// worker may lease the same request (same Seq) before ended runs: only l
+// itself is forgotten, never that new lease.
+func (f *Frontier) ended(req *frontier.Request, l *held, code int64) error {
 	f.mu.Lock()
-	delete(f.leases, req.Seq)
+	if f.leases[req.Seq] == l {
+		delete(f.leases, req.Seq)
+	}
 	f.mu.Unlock()
 	if code == 1 {
 		return nil
@@ -430,7 +434,7 @@ func (f *Frontier) Done(ctx context.Context, req *frontier.Request) error {
 	} else {
 		f.wake.one()
 	}
-	return f.ended(req, intAt(r, 0))
+	return f.ended(req, l, intAt(r, 0))
 }
 
 // Retry ends the lease of req and queues req, as passed, at the head of its
@@ -458,7 +462,7 @@ func (f *Frontier) Retry(ctx context.Context, req *frontier.Request, notBefore t
 	}
 	r, _ := res.([]any)
 	f.wake.one()
-	return f.ended(req, intAt(r, 0))
+	return f.ended(req, l, intAt(r, 0))
 }
 
 // Close stops this process's use of the frontier: blocked and later Next

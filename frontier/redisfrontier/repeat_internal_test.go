@@ -80,3 +80,43 @@ func TestRepeatedDoneAndRetry(t *testing.T) {
 		t.Errorf("Next: %v; want ErrExhausted", err)
 	}
 }
+
+// A request retried by one worker and leased again by another worker of the
+// same process before the first one's bookkeeping ends keeps its new
+// lease.
+func TestRetryThenReleaseInOneProcess(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	s, err := NewStore(srv.Client(t), "heedtest:relet:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFrontier(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if res, err := f.Push(ctx, &frontier.Request{URL: "http://a.example/1"}); res != frontier.Added {
+		t.Fatal(res, err)
+	}
+	r, _ := f.Next(ctx)
+	old := f.leases[r.Seq]
+	// The Retry's script runs...
+	body, _ := requestJSON(r)
+	if _, err := f.run(ctx, "retry", retryScript, 1, seqID(r.Seq), old.token, f.endedTTL(),
+		sortKey(r, frontier.BreadthFirst), body, 0); err != nil {
+		t.Fatal(err)
+	}
+	// ...another worker leases the request again...
+	again, err := f.Next(ctx)
+	if err != nil || again.Seq != r.Seq {
+		t.Fatalf("Next = %v, %v", again, err)
+	}
+	// ...and only then does the first worker's Retry forget its lease.
+	if err := f.ended(r, old, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Done(ctx, again); err != nil {
+		t.Errorf("Done of the new lease: %v", err)
+	}
+}
