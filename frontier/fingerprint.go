@@ -58,11 +58,26 @@ func fnvAdd(hi, lo uint64, s string) (uint64, uint64) {
 	return hi, lo
 }
 
-// Fingerprint returns the fingerprint of r's method and URL. The URL is
-// used as is: call it on a request that went through Push, whose URL is
-// canonical.
+// Fingerprint returns the fingerprint the frontier deduplicates r by. The
+// URL is used as is: call it on a request that went through Push, whose URL
+// is canonical.
 func (r *Request) Fingerprint() Fingerprint {
-	return NewFingerprint(r.Method, r.URL)
+	return KeyOf(r.Kind, r.Method, r.URL)
+}
+
+// KeyOf returns the dedup fingerprint of a request of the given kind,
+// method and canonical URL. A sitemap and a page at the same URL are
+// different requests (a page may link to /sitemap.xml before heed reads it
+// as a sitemap), so a sitemap's key includes its kind; a page's key is
+// NewFingerprint(method, url), unchanged.
+func KeyOf(kind Kind, method, canonicalURL string) Fingerprint {
+	if kind == KindSitemap {
+		if method == "" {
+			method = "GET"
+		}
+		method = "sitemap " + method
+	}
+	return NewFingerprint(method, canonicalURL)
 }
 
 // String returns f as 32 lower-case hex digits.

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"bytes"
+	"context"
 	"hash/fnv"
 	"testing"
 )
@@ -78,5 +79,29 @@ func TestParseFingerprint(t *testing.T) {
 func TestNewFingerprintDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { NewFingerprint("GET", "http://example.com/a") }); n != 0 {
 		t.Errorf("NewFingerprint allocates %v times", n)
+	}
+}
+
+func TestSitemapAndPageAreDifferentRequests(t *testing.T) {
+	const u = "http://a.test/sitemap.xml"
+	if KeyOf(KindPage, "", u) != NewFingerprint("", u) {
+		t.Error("a page's key changed: stored fingerprints would lose their meaning")
+	}
+	if KeyOf(KindSitemap, "", u) == KeyOf(KindPage, "", u) {
+		t.Error("a sitemap and a page at one URL share a key")
+	}
+	m := NewMemory()
+	ctx := context.Background()
+	for i, step := range []struct {
+		kind Kind
+		want PushResult
+	}{{KindPage, Added}, {KindSitemap, Added}, {KindSitemap, Duplicate}} {
+		res, err := m.Push(ctx, &Request{URL: u, Kind: step.kind})
+		if err != nil || res != step.want {
+			t.Errorf("push %d (kind %d): %v, %v; want %v", i, step.kind, res, err, step.want)
+		}
+	}
+	if st := m.Stats(); st.Queued != 2 || st.Duplicates != 1 {
+		t.Errorf("stats %+v", st)
 	}
 }

@@ -103,7 +103,7 @@ func (m *Memory) Push(_ context.Context, req *Request) (PushResult, error) {
 		return Rejected, err
 	}
 	req.URL = canon
-	fp := NewFingerprint(req.Method, canon)
+	fp := KeyOf(req.Kind, req.Method, canon)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()

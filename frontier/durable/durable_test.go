@@ -113,7 +113,11 @@ func TestReopenKeepsEverything(t *testing.T) {
 		t.Errorf("second Next = %s; want b.example/2 (c.example is on hold)", r2.URL)
 	}
 	for _, u := range []string{"http://a.example/d1", "http://b.example/1", "http://c.example/1", "http://a.example/p5"} {
-		if res, err := g.Push(ctx, &frontier.Request{URL: u}); res != frontier.Duplicate || err != nil {
+		kind := frontier.KindPage
+		if u == "http://a.example/p5" {
+			kind = frontier.KindSitemap // it was pushed as a sitemap
+		}
+		if res, err := g.Push(ctx, &frontier.Request{URL: u, Kind: kind}); res != frontier.Duplicate || err != nil {
 			t.Errorf("Push(%s) after reopen = %v, %v; want duplicate", u, res, err)
 		}
 	}

@@ -55,7 +55,7 @@ func (f *Frontier) PushBatch(_ context.Context, reqs []*frontier.Request) (res [
 			continue
 		}
 		r.URL = canon
-		fps[i] = frontier.NewFingerprint(r.Method, canon)
+		fps[i] = frontier.KeyOf(r.Kind, r.Method, canon)
 		cand = append(cand, i)
 	}
 
