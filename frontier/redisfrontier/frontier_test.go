@@ -187,14 +187,19 @@ func TestExpiredLeaseIsReclaimed(t *testing.T) {
 func TestLeaseRenewalAndLoss(t *testing.T) {
 	srv, _ := startRedis(t)
 	prefix := newPrefix(t)
-	ttl := redisfrontier.WithLeaseTimeout(300 * time.Millisecond)
-	holder := newFrontier(t, newStore(t, srv.Client(t), prefix), ttl)
-	other := newFrontier(t, newStore(t, srv.Client(t), prefix), ttl, redisfrontier.WithPollInterval(20*time.Millisecond))
+	var clk clock
+	opt := redisfrontier.WithTimeOffset(clk.offset)
+	holder := newFrontier(t, newStore(t, srv.Client(t), prefix, opt))
+	other := newFrontier(t, newStore(t, srv.Client(t), prefix, opt))
 	push(t, holder, "http://x.example/1")
 	r := next(t, holder)
-	// Three lease timeouts: without renewal the other would get it.
-	if got, err := nextErr(other, time.Second); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("other's Next = %v, %v while the holder renews its lease; want it to block", got, err)
+	// Four times two thirds of the lease timeout, renewed each time.
+	for i := 0; i < 4; i++ {
+		clk.advance(2 * redisfrontier.DefaultLeaseTimeout / 3)
+		if err := holder.Renew(context.Background()); err != nil {
+			t.Fatalf("Renew: %v", err)
+		}
+		mustBlock(t, other)
 	}
 	if err := holder.Done(context.Background(), r); err != nil {
 		t.Fatalf("Done after renewals: %v", err)
@@ -203,15 +208,12 @@ func TestLeaseRenewalAndLoss(t *testing.T) {
 		t.Errorf("Reclaimed = %d; want 0", c.Reclaimed)
 	}
 
-	// Now the holder's clock-offset view is cut off: the other process
-	// sees the lease expire (its clock runs an hour ahead), reclaims it,
-	// and the holder's next renewal finds it lost.
-	var clk clock
-	ahead := newFrontier(t, newStore(t, srv.Client(t), prefix, redisfrontier.WithTimeOffset(clk.offset)), ttl)
+	// Now the holder is cut off: the other process sees the lease
+	// expire, reclaims it, and the holder's next renewal finds it lost.
 	push(t, holder, "http://x.example/2")
 	r = next(t, holder)
-	clk.advance(time.Hour)
-	again := next(t, ahead)
+	clk.advance(redisfrontier.DefaultLeaseTimeout + time.Second)
+	again := next(t, other)
 	if again.Seq != r.Seq {
 		t.Fatalf("reclaimed %s; want %s", again.URL, r.URL)
 	}
@@ -221,8 +223,26 @@ func TestLeaseRenewalAndLoss(t *testing.T) {
 	if err := holder.Done(context.Background(), r); !errors.Is(err, redisfrontier.ErrLeaseLost) || !errors.Is(err, frontier.ErrNotLeased) {
 		t.Errorf("Done of a lost lease: %v; want ErrLeaseLost wrapping ErrNotLeased", err)
 	}
-	if err := ahead.Done(context.Background(), again); err != nil {
+	if err := other.Done(context.Background(), again); err != nil {
 		t.Errorf("Done by the new holder: %v", err)
+	}
+}
+
+// The Frontier renews its leases by itself, in real time: a lease of 1.5 s
+// held for 2.5 s is not reclaimed.
+func TestLeaseRenewedInTheBackground(t *testing.T) {
+	srv, _ := startRedis(t)
+	prefix := newPrefix(t)
+	ttl := redisfrontier.WithLeaseTimeout(1500 * time.Millisecond)
+	holder := newFrontier(t, newStore(t, srv.Client(t), prefix), ttl)
+	other := newFrontier(t, newStore(t, srv.Client(t), prefix), ttl, redisfrontier.WithPollInterval(50*time.Millisecond))
+	push(t, holder, "http://x.example/1")
+	r := next(t, holder)
+	if got, err := nextErr(other, 2500*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("other's Next = %v, %v while the holder renews its lease; want it to block", got, err)
+	}
+	if err := holder.Done(context.Background(), r); err != nil {
+		t.Fatalf("Done: %v", err)
 	}
 }
 

@@ -255,23 +255,45 @@ func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 // after the slot timeout. While the process lives, renewal keeps it.
 func TestSlotOfADeadProcessExpires(t *testing.T) {
 	e := newEnv(t)
-	opts := []redispacer.Option{redispacer.WithFloor(0), redispacer.WithSlotTimeout(300 * time.Millisecond)}
-	alive, other := e.pacer(opts...), e.pacer(opts...)
+	alive, other := e.pacer(redispacer.WithFloor(0)), e.pacer(redispacer.WithFloor(0))
 	mustAcquire(t, alive, "alive")
-	time.Sleep(time.Second) // three slot timeouts, renewed meanwhile
-	if ok, _, _ := other.TryAcquire(site); ok {
-		t.Fatal("a renewed slot expired while its process lived")
+	for i := 0; i < 4; i++ {
+		e.clk.advance(2 * redispacer.DefaultSlotTimeout / 3)
+		if err := alive.Renew(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if ok, _, _ := other.TryAcquire(site); ok {
+			t.Fatal("a renewed slot expired while its process lived")
+		}
 	}
 	alive.Release(site, politeness.Feedback{Status: 200})
 
-	dead := e.pacer(opts...)
+	dead := e.pacer(redispacer.WithFloor(0))
 	mustAcquire(t, dead, "the doomed process")
 	dead.Close() // stops renewing: the process is gone
 	if ok, _, _ := other.TryAcquire(site); ok {
 		t.Fatal("the slot was free before its timeout")
 	}
-	e.clk.advance(time.Second)
+	e.clk.advance(redispacer.DefaultSlotTimeout + time.Second)
 	mustAcquire(t, other, "after the dead process's slot expired")
+}
+
+// The Pacer renews its slots by itself, in real time: a slot of 1.5 s held
+// for 2.5 s stays taken.
+func TestSlotRenewedInTheBackground(t *testing.T) {
+	e := newEnv(t)
+	opts := []redispacer.Option{redispacer.WithFloor(0), redispacer.WithSlotTimeout(1500 * time.Millisecond)}
+	alive, other := e.pacer(opts...), e.pacer(opts...)
+	mustAcquire(t, alive, "alive")
+	time.Sleep(2500 * time.Millisecond)
+	if ok, _, _ := other.TryAcquire(site); ok {
+		t.Fatal("a renewed slot expired while its process lived")
+	}
+	if alive.Held() != 1 {
+		t.Errorf("Held = %d; want 1", alive.Held())
+	}
+	alive.Release(site, politeness.Feedback{Status: 200})
+	mustAcquire(t, other, "after the release")
 }
 
 func TestNewRefusesNonsense(t *testing.T) {
