@@ -19,6 +19,12 @@ type Budget struct {
 	Total int
 	// PerAuthority caps pages per authority; 0 means no cap.
 	PerAuthority int
+	// Save, when set, is called for every request the budget admits,
+	// before the request goes on down the chain; an error fails the
+	// request. A crawl that keeps its state on disk stores the admission
+	// there, so that a resumed crawl neither spends the budget twice on a
+	// request that was in flight at a crash nor exceeds it (see Restore).
+	Save func(seq uint64, authority string) error
 
 	mu     sync.Mutex
 	spent  int
@@ -33,27 +39,34 @@ type Budget struct {
 func (b *Budget) Stage() Stage {
 	return func(next Fetcher) Fetcher {
 		return FetcherFunc(func(ctx context.Context, req *frontier.Request) (*Response, error) {
-			if err := b.spend(req); err != nil {
+			fresh, err := b.spend(req)
+			if err != nil {
 				return nil, err
+			}
+			if fresh && b.Save != nil {
+				// Outside the lock: concurrent admissions share the
+				// store's fsyncs instead of queueing for them.
+				if err := b.Save(req.Seq, req.Authority()); err != nil {
+					return nil, fmt.Errorf("budget: save admission of %s: %w", req.URL, err)
+				}
 			}
 			return next.Fetch(ctx, req)
 		})
 	}
 }
 
-func (b *Budget) spend(req *frontier.Request) error {
+// spend admits req or returns the record that refuses it; fresh reports
+// an admission that was not counted before.
+func (b *Budget) spend(req *frontier.Request) (fresh bool, err error) {
 	if (b.Total <= 0 && b.PerAuthority <= 0) || req.Kind != frontier.KindPage {
-		return nil
+		return false, nil
 	}
 	auth := req.Authority()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.admitted == nil {
-		b.admitted = make(map[uint64]struct{})
-		b.byAuth = make(map[string]int)
-	}
+	b.init()
 	if _, ok := b.admitted[req.Seq]; ok && req.Seq != 0 {
-		return nil
+		return false, nil
 	}
 	var detail string
 	switch {
@@ -63,14 +76,39 @@ func (b *Budget) spend(req *frontier.Request) error {
 		detail = fmt.Sprintf("the budget of %d pages for %s is spent", b.PerAuthority, auth)
 	}
 	if detail != "" {
-		return &skiplog.Record{URL: req.URL, Authority: auth, Reason: skiplog.MaxPages, Detail: detail, Depth: req.Depth, Referrer: req.Referrer}
+		return false, &skiplog.Record{URL: req.URL, Authority: auth, Reason: skiplog.MaxPages, Detail: detail, Depth: req.Depth, Referrer: req.Referrer}
 	}
 	b.spent++
 	b.byAuth[auth]++
 	if req.Seq != 0 {
 		b.admitted[req.Seq] = struct{}{}
 	}
-	return nil
+	return true, nil
+}
+
+func (b *Budget) init() {
+	if b.admitted == nil {
+		b.admitted = make(map[uint64]struct{})
+		b.byAuth = make(map[string]int)
+	}
+}
+
+// Restore counts admissions saved by an earlier run (Save's arguments, by
+// Seq), before the crawl starts: they are spent, and a request with one of
+// these Seqs that comes back (it was in flight when that run stopped) is
+// not counted again.
+func (b *Budget) Restore(admitted map[uint64]string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.init()
+	for seq, auth := range admitted {
+		if _, ok := b.admitted[seq]; ok {
+			continue
+		}
+		b.admitted[seq] = struct{}{}
+		b.spent++
+		b.byAuth[auth]++
+	}
 }
 
 // Spent reports how many pages have been admitted so far.

@@ -131,6 +131,12 @@ type RobotsPolicy struct {
 	// OnFetched is called after every fetch of a robots.txt, with the new
 	// entry (heed's crawler hands the Crawl-delay to its pacer here).
 	OnFetched func(e *RobotsEntry)
+	// Save, when set, is called after every fetch of a robots.txt, before
+	// OnFetched and before the entry decides anything, with the record
+	// from which Restore rebuilds the entry: a crawl that keeps its state
+	// on disk stores it there. An error is logged; the entry is used all
+	// the same.
+	Save func(rec *RobotsRecord) error
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives one line per robots.txt fetch; nil means none.
@@ -301,7 +307,7 @@ func (r *Robots) entry(ctx context.Context, authority string, seq uint64) (*Robo
 	r.fetching[authority] = true
 	r.mu.Unlock()
 
-	fresh, err := r.fetchEntry(ctx, authority, e)
+	fresh, rf, err := r.fetchEntry(ctx, authority, e)
 
 	r.mu.Lock()
 	delete(r.fetching, authority)
@@ -312,6 +318,11 @@ func (r *Robots) entry(ctx context.Context, authority string, seq uint64) (*Robo
 	r.mu.Unlock()
 	if err != nil {
 		return nil, err
+	}
+	if r.policy.Save != nil {
+		if serr := r.policy.Save(newRobotsRecord(fresh, rf, r.policy.parseLimit())); serr != nil && r.policy.Logger != nil {
+			r.policy.Logger.Error("robots.txt record not saved", "authority", authority, "error", serr)
+		}
 	}
 	if r.policy.OnFetched != nil {
 		r.policy.OnFetched(fresh)
@@ -333,17 +344,18 @@ func (r *Robots) Put(e *RobotsEntry) {
 // fetchEntry fetches authority's robots.txt and builds its entry. prev is
 // the entry it replaces (for the unreachable bookkeeping). Only a
 // *DeferError (the authority is not ready) or the context's error is
-// returned as an error; every fetch outcome is an entry.
-func (r *Robots) fetchEntry(ctx context.Context, authority string, prev *RobotsEntry) (*RobotsEntry, error) {
+// returned as an error; every fetch outcome is an entry, returned with the
+// fetch it was made from.
+func (r *Robots) fetchEntry(ctx context.Context, authority string, prev *RobotsEntry) (*RobotsEntry, *RobotsFetch, error) {
 	rf, err := FetchRobots(ctx, r.fetch, authority+"/robots.txt", r.policy.MaxRedirects, r.policy.Now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e := &RobotsEntry{Authority: authority, URL: rf.URL, FinalURL: rf.FinalURL, Hops: rf.Hops,
 		FetchedAt: rf.FetchedAt, Status: rf.Status, Err: rf.Err, State: rf.State}
 	switch rf.State {
 	case RobotsUnreachable:
-		return r.unreachable(e, prev, rf.RetryAfter), nil
+		return r.unreachable(e, prev, rf.RetryAfter), rf, nil
 	case RobotsAvailable:
 		f := robots.Parse(rf.Body, robots.WithMaxBytes(r.policy.MaxBytes))
 		e.Group = f.Group(r.policy.Agent)
@@ -354,7 +366,7 @@ func (r *Robots) fetchEntry(ctx context.Context, authority string, prev *RobotsE
 			e.Sitemaps = append(e.Sitemaps, s.URL)
 		}
 	}
-	return e, nil
+	return e, rf, nil
 }
 
 // RobotsFetch is the outcome of fetching one robots.txt URL, classified by
