@@ -11,17 +11,30 @@
 // for ([Pacer.SetCrawlDelay], capped by [WithMaxCrawlDelay] with a
 // [*politeness.DelayTooLongError] beyond); a start needs the interval to
 // have passed since the authority's last start and since its last release
-// (anchoring on completion), fewer than the concurrency limit
-// ([WithConcurrency]) in flight, and no pause; a 429 or 503 with a
+// (anchoring on completion), no pause, and no other request to the
+// authority in flight, whichever process sent it; a 429 or 503 with a
 // Retry-After header pauses the authority, other failures back it off
 // exponentially ([politeness.Feedback] and [politeness.ParseRetryAfter]
 // are politeness's own).
 //
+// One request in flight per authority with an interval, fleet-wide, is
+// what makes the gap between two arrivals at the server at least the
+// interval: the next start, in any process, follows the previous release
+// by the interval, whatever the network or a loaded machine does to a
+// request between its start and the wire. Spacing starts alone does not:
+// two starts an interval apart can reach the server together. Only an
+// authority with an interval of zero (floor 0 and no Crawl-delay) may have
+// several requests in flight, up to the concurrency limit
+// ([WithConcurrency]). While an authority with an interval has a request
+// in flight, TryAcquire refuses with, and ReadyAt answers, one interval
+// from now (or later if a pause or an anchor says so): the soonest the
+// next start could be if the release came at once.
+//
 // The difference is where the state lives: in Redis, in the crawl's
 // [redisfrontier.Store], shared by every process of the crawl. Booking a
 // start is one Lua script: if now is at or after the authority's next
-// allowed start and fewer than the limit are in flight, it records the
-// start and the slot; otherwise it answers when to try again. Release is
+// allowed start and the in-flight rule above allows one more, it records
+// the start and the slot; otherwise it answers when to try again. Release is
 // another: it frees the slot and anchors the next start on the release.
 // Both read the clock with Redis's TIME, so that all processes share one
 // clock and the machines' own clocks do not matter.

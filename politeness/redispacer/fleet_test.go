@@ -26,6 +26,7 @@ const (
 	envChild  = "HEED_REDISPACER_CHILD"
 	envAddr   = "HEED_REDISPACER_ADDR"
 	envPrefix = "HEED_REDISPACER_PREFIX"
+	envWide   = "HEED_REDISPACER_WIDE" // "1": WithConcurrency(8), 8 leases per authority, 8 workers
 )
 
 // fleetInterval is the floor every process of the fleet test paces by.
@@ -43,17 +44,25 @@ func TestChildProcess(t *testing.T) {
 	if err != nil {
 		childFail("store: %v", err)
 	}
-	p, err := redispacer.New(s, redispacer.WithFloor(fleetInterval))
+	workers, wide := 3, os.Getenv(envWide) == "1"
+	popts := []redispacer.Option{redispacer.WithFloor(fleetInterval)}
+	fopts := []frontier.Option{}
+	if wide {
+		workers = 8
+		popts = append(popts, redispacer.WithConcurrency(8))
+		fopts = append(fopts, frontier.WithLeasesPerAuthority(8))
+	}
+	p, err := redispacer.New(s, popts...)
 	if err != nil {
 		childFail("pacer: %v", err)
 	}
-	f, err := redisfrontier.NewFrontier(ctx, s, redisfrontier.WithFrontierOptions(frontier.WithGate(p)))
+	f, err := redisfrontier.NewFrontier(ctx, s, redisfrontier.WithFrontierOptions(append(fopts, frontier.WithGate(p))...))
 	if err != nil {
 		childFail("frontier: %v", err)
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for w := 0; w < 3; w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -110,22 +119,31 @@ func childFail(format string, args ...any) {
 	os.Exit(1)
 }
 
-// host is a loopback server that records when each request arrived.
+// host is a loopback server that records when each request arrived and
+// how many it was answering at once.
 type host struct {
 	*httptest.Server
-	mu       sync.Mutex
-	arrivals []time.Time
-	hits     map[string]int
+	mu          sync.Mutex
+	arrivals    []time.Time
+	hits        map[string]int
+	inFlight    int
+	maxInFlight int
 }
 
-func newHost(t *testing.T) *host {
+// newHost starts a host whose responses take latency.
+func newHost(t *testing.T, latency time.Duration) *host {
 	s := &host{hits: make(map[string]int)}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.arrivals = append(s.arrivals, time.Now())
 		s.hits[r.URL.Path]++
+		s.inFlight++
+		s.maxInFlight = max(s.maxInFlight, s.inFlight)
 		s.mu.Unlock()
-		time.Sleep(5 * time.Millisecond) // a response takes a moment
+		time.Sleep(latency)
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -136,9 +154,21 @@ func newHost(t *testing.T) *host {
 // at each server no two requests arrive closer than the interval, whichever
 // processes sent them.
 func TestFleetPacing(t *testing.T) {
+	runFleet(t, false, 5*time.Millisecond)
+}
+
+// With WithConcurrency(8), eight leases per authority and eight workers in
+// each of three processes, and responses slower than the interval, an
+// authority with an interval still has one request in flight fleet-wide:
+// no server ever answers two at once, and arrivals stay an interval apart.
+func TestFleetOneInFlightWhenSpaced(t *testing.T) {
+	runFleet(t, true, fleetInterval+50*time.Millisecond)
+}
+
+func runFleet(t *testing.T, wide bool, latency time.Duration) {
 	e := newEnv(t)
 	const perSite = 20
-	hosts := []*host{newHost(t), newHost(t), newHost(t)}
+	hosts := []*host{newHost(t, latency), newHost(t, latency), newHost(t, latency)}
 	s := e.store()
 	p, err := redispacer.New(s, redispacer.WithFloor(fleetInterval))
 	if err != nil {
@@ -164,6 +194,9 @@ func TestFleetPacing(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestChildProcess$", "-test.count=1")
 		cmd.Env = append(os.Environ(), envChild+"=1", envAddr+"="+e.srv.Addr, envPrefix+"="+e.prefix)
+		if wide {
+			cmd.Env = append(cmd.Env, envWide+"=1")
+		}
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -226,7 +259,11 @@ func TestFleetPacing(t *testing.T) {
 			}
 		}
 		arr := slices.Clone(st.arrivals)
+		most := st.maxInFlight
 		st.mu.Unlock()
+		if most != 1 {
+			t.Errorf("host %d answered up to %d requests at once; want 1", si, most)
+		}
 		slices.SortFunc(arr, func(a, b time.Time) int { return a.Compare(b) })
 		minGap := time.Duration(1 << 62)
 		for i := 1; i < len(arr); i++ {

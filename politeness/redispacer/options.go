@@ -42,6 +42,10 @@ func WithFloor(d time.Duration) Option { return func(c *config) { c.floor = d } 
 
 // WithConcurrency sets how many requests to one authority may be in flight
 // at once across the whole crawl (default [politeness.DefaultConcurrency]).
+// As in politeness, it applies to authorities whose interval is zero (no
+// floor and no Crawl-delay): an authority with an interval has at most one
+// request in flight fleet-wide, whatever n is, because only then is the gap
+// between arrivals at the server guaranteed.
 func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
 
 // WithMaxCrawlDelay sets the largest Crawl-delay honoured (default

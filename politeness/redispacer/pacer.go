@@ -107,9 +107,13 @@ func (p *Pacer) tooLong(authority string, cd int64) *politeness.DelayTooLongErro
 
 // ReadyAt returns the earliest time a request to authority may start, as
 // last stored by any process of the crawl; a time not after now means it
-// may start now. It never books anything. It ignores the concurrency limit
-// (the frontier limits its leases itself), and an excluded or unknown
-// authority is ready at once.
+// may start now. It never books anything. While an authority with an
+// interval has a request in flight in any process, it answers one interval
+// from now at the soonest (later if a pause or an anchor says so), the same
+// time TryAcquire gives as its retryAt, since the next start must follow
+// that request's release. For an authority with no interval it ignores the
+// concurrency limit (the frontier limits its leases itself). An excluded or
+// unknown authority is ready at once.
 //
 // ReadyAt has no context: it waits at most 2 s for Redis and then answers
 // the zero time (ready now) and logs, since TryAcquire still has the last
@@ -129,10 +133,14 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 // TryAcquire books a request start to authority now if its pacing allows
 // one, across the whole crawl, without blocking: the authority's interval
 // has passed since its last start and its last release by any process, it
-// is not paused, and fewer than the concurrency limit of starts are in
-// flight. On ok the caller makes the request and then calls Release exactly
-// once. Otherwise retryAt says when to try again, as politeness.Pacer's
-// does. For an authority whose Crawl-delay is over the cap, err is the
+// is not paused, and no request to it is in flight in any process (for an
+// authority with no interval: fewer than the concurrency limit). On ok the
+// caller makes the request and then calls Release exactly once. Otherwise
+// retryAt says when to try again, as politeness.Pacer's does: while an
+// authority with an interval has a request in flight, one interval from
+// now or later, what ReadyAt answers; at the concurrency limit of an
+// authority with no interval, the zero time (after the next release) or
+// the end of a pause. For an authority whose Crawl-delay is over the cap, err is the
 // [*politeness.DelayTooLongError] and nothing is booked.
 //
 // If Redis cannot be reached within the store's retry budget, err wraps

@@ -9,14 +9,20 @@ import "github.com/redis/go-redis/v9"
 //	                  until), cd (Crawl-delay), fail (consecutive failures),
 //	                  bo (last backoff), and ready: the earliest start the
 //	                  pause and the anchors allow under the interval of the
-//	                  process that last wrote it, 0 while excluded. ready is
-//	                  what heed's Redis frontier reads in its own script.
+//	                  process that last wrote it, 0 while excluded; a
+//	                  start refused because another is in flight raises it
+//	                  to one interval from then. ready is what heed's Redis
+//	                  frontier reads in its own script: a lower bound while
+//	                  a start is in flight, exact after its release.
 //	P s:<authority>   sorted set: starts in flight, token -> expiry
 //
 // Times and durations are integer microseconds; times are on the store's
 // clock, Redis TIME plus the offset in ARGV[1]. KEYS are {hash, slots}.
 // The interval is computed by each script from the caller's floor and cap
-// (ARGV[2], ARGV[3]) and the stored Crawl-delay.
+// (ARGV[2], ARGV[3]) and the stored Crawl-delay. An authority whose
+// interval is above zero has at most one start in flight, whatever the
+// concurrency limit (ARGV[4] of tryScript) says; the limit applies to
+// authorities with no interval.
 
 const luaPrelude = `
 local H, S = KEYS[1], KEYS[2]
@@ -55,6 +61,18 @@ local function readyAt(st)
   end
   return t
 end
+
+-- busyAt is the soonest start of an authority with an interval and a
+-- start in flight: that start's release is now or later, and the next
+-- start follows the release by the interval, so one interval from now, or
+-- later if the pause or an anchor says so. A lower bound: the release
+-- decides.
+local function busyAt(st, now)
+  local t = now + interval(st)
+  local nb = readyAt(st)
+  if nb > t then t = nb end
+  return t
+end
 `
 
 // tryScript books a start if the authority allows one now.
@@ -67,12 +85,20 @@ local st = load()
 if excluded(st) then return {-1, st.cd, now} end
 local iv, nb = interval(st), readyAt(st)
 redis.call('ZREMRANGEBYSCORE', S, '-inf', now)
-if redis.call('ZCARD', S) >= tonumber(ARGV[4]) then
-  -- The next start follows a release, so it is at least one interval
-  -- away; with no interval only a release can tell.
+local n = redis.call('ZCARD', S)
+if iv > 0 and n > 0 then
+  local at = busyAt(st, now)
+  -- The stored ready time is advice for the frontier: raising it to the
+  -- soonest possible start keeps every process's frontier from handing
+  -- out this authority's requests only to have them refused here. The
+  -- release rewrites it from the anchors.
+  if at > num(redis.call('HGET', H, 'ready')) then redis.call('HSET', H, 'ready', int(at)) end
+  return {0, at, now}
+end
+if n >= tonumber(ARGV[4]) then
+  -- No interval: only a release can tell, unless a pause ends later.
   local at = 0
-  if iv > 0 then at = now + iv end
-  if nb > now and nb > at then at = nb end
+  if nb > now then at = nb end
   return {0, at, now}
 end
 if nb > now then return {0, nb, now} end
@@ -124,9 +150,16 @@ if excluded(st) then return {1} end
 return {0}
 `)
 
-// readyScript reads the stored ready time. Returns {ready, now}.
+// readyScript answers when the authority may next start: the stored ready
+// time, or, while an authority with an interval has a start in flight,
+// the time TryAcquire would give. Returns {ready, now}.
 var readyScript = redis.NewScript(luaPrelude + `
-return {num(redis.call('HGET', H, 'ready')), clock()}
+local now = clock()
+local st = load()
+if not excluded(st) and interval(st) > 0 and redis.call('ZCOUNT', S, '(' .. int(now), '+inf') > 0 then
+  return {busyAt(st, now), now}
+end
+return {num(redis.call('HGET', H, 'ready')), now}
 `)
 
 // stateScript reads the pacing. Returns {now, ls, lr, pu, cd, fail, bo,
