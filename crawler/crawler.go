@@ -84,6 +84,9 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if !UserAgentHasToken(c.cfg.userAgent, agent) {
 		return nil, fmt.Errorf("crawler: the User-Agent %q does not contain the product token %q; sites could not address heed in robots.txt", c.cfg.userAgent, agent)
 	}
+	if err := c.cfg.checkState(); err != nil {
+		return nil, err
+	}
 	c.stats = newStats(c.cfg.now)
 	return c, nil
 }
@@ -161,13 +164,19 @@ type Summary struct {
 	// Interrupted reports that the crawl was stopped before its frontier
 	// was exhausted.
 	Interrupted bool
+	// State describes the crawl's state (WithState); nil without one. Its
+	// Job says whether the crawl is complete or paused, and the Stats and
+	// Skipped above then count every run of the job.
+	State *StateInfo
 }
 
 // Run crawls from the seeds until the frontier is exhausted or ctx is
 // cancelled. Cancellation stops intake: requests in flight finish, every
 // URL still queued is written to the skip log (reason interrupted, or
 // robots-unreachable for authorities whose robots.txt is unreachable), and
-// the item and skip-log outputs are flushed before Run returns.
+// the item and skip-log outputs are flushed before Run returns. A crawl
+// with a state (WithState) pauses instead: queued URLs stay queued, and
+// running the crawl again on the state resumes it.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
 	c.mu.Lock()
 	if c.ran {
@@ -197,13 +206,33 @@ type run struct {
 	skips  *skiplog.Writer
 	items  *itemSink
 	maps   *sitemapReader
+	budget *middleware.Budget
+	// state is the crawl's state, nil unless it is resumable (state.go).
+	state   *runState
+	follows follows
 
 	wg sync.WaitGroup
 }
 
 func (c *Crawler) newRun(seeds []string) (*run, error) {
+	st, err := c.openState()
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.wire(seeds, st)
+	if err != nil && st != nil {
+		if r != nil && r.front != nil {
+			r.front.Close()
+		}
+		st.Close()
+	}
+	return r, err
+}
+
+// wire builds a run's parts; st is its state, or nil.
+func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 	cfg := &c.cfg
-	r := &run{c: c, cfg: cfg, stats: c.stats}
+	r := &run{c: c, cfg: cfg, stats: c.stats, state: st}
 	r.skips = skiplog.NewWriter(cfg.skipOut, skiplog.WithClock(cfg.now))
 	pacer, err := politeness.New(
 		politeness.WithFloor(cfg.floor),
@@ -224,9 +253,20 @@ func (c *Crawler) newRun(seeds []string) (*run, error) {
 		}
 	}
 	r.scope = &middleware.Scope{Domains: domains, Include: cfg.include, Exclude: cfg.exclude, MaxDepth: cfg.maxDepth}
-	if cfg.frontier != nil {
+	switch {
+	case st != nil:
+		r.front, err = st.OpenFrontier(
+			frontier.WithGate(r.pacer),
+			frontier.WithLeasesPerAuthority(cfg.perHost),
+			frontier.WithOrder(cfg.order),
+			frontier.WithAdmit(r.admitDurably),
+		)
+		if err != nil {
+			return r, err
+		}
+	case cfg.frontier != nil:
 		r.front = cfg.frontier
-	} else {
+	default:
 		r.front = frontier.NewMemory(
 			frontier.WithGate(r.pacer),
 			frontier.WithLeasesPerAuthority(cfg.perHost),
@@ -237,7 +277,7 @@ func (c *Crawler) newRun(seeds []string) (*run, error) {
 	r.down = newDownloader(cfg.userAgent, cfg.timeout, cfg.maxBody, cfg.transport)
 	r.down.stray = r.strayVisit
 	pace := middleware.Politeness(r.pacer)
-	r.robots = middleware.NewRobots(pace(r.down), middleware.RobotsPolicy{
+	policy := middleware.RobotsPolicy{
 		Agent:       c.agent,
 		MaxAge:      cfg.robotsMaxAge,
 		MaxBytes:    cfg.robotsMaxByte,
@@ -246,10 +286,16 @@ func (c *Crawler) newRun(seeds []string) (*run, error) {
 		Now:         cfg.now,
 		Logger:      cfg.logger,
 		OnFetched:   r.robotsFetched,
-	})
+	}
 	retry := middleware.DefaultRetry()
 	retry.MaxRetries, retry.Base = cfg.retries, cfg.retryBase
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
+	if st != nil {
+		policy.Save = func(rec *middleware.RobotsRecord) error { err := st.SaveRobots(rec); st.fail(err); return err }
+		budget.Save = st.SaveBudget
+	}
+	r.robots = middleware.NewRobots(pace(r.down), policy)
+	r.budget = budget
 	r.maps = newSitemapReader(r, &cfg.sitemaps)
 	r.chain = middleware.Chain(r.down,
 		r.scope.Stage(),
@@ -281,10 +327,19 @@ func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 
 func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	r.stats.start()
-	r.c.hooks.started(r.c)
-	for _, s := range r.maps.start(seeds) {
-		r.enqueue(&frontier.Request{URL: strings.TrimSpace(s)})
+	if r.state != nil {
+		if err := r.resume(seeds); err != nil {
+			r.front.Close()
+			r.state.Close()
+			return Summary{}, fmt.Errorf("crawler: resume from the state: %w", err)
+		}
 	}
+	r.c.hooks.started(r.c)
+	var pages []*frontier.Request
+	for _, s := range r.maps.start(seeds) {
+		pages = append(pages, &frontier.Request{URL: strings.TrimSpace(s)})
+	}
+	r.enqueueAll(pages)
 	// In-flight requests finish on a context that is not cancelled with
 	// ctx: stopping means no new work, not abandoned work.
 	work := context.WithoutCancel(ctx)
@@ -295,15 +350,28 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	r.wg.Wait()
 
 	interrupted := ctx.Err() != nil
-	if interrupted {
+	if interrupted && r.state == nil {
 		r.drain(work)
 	}
 	r.stats.finish()
+	var serr error
+	if r.state != nil {
+		serr = r.suspend()
+	}
 	ierr := r.items.close()
 	sum := Summary{Stats: r.stats.Snapshot(), Skipped: r.skips.Summary(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
+	if r.state != nil {
+		sum.Skipped = r.state.Skips().Summary()
+		sum.State = r.state.info()
+	}
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
 		ierr = err
+	}
+	if r.state != nil {
+		if err := errors.Join(serr, r.state.Close()); err != nil {
+			return sum, fmt.Errorf("crawler: state: %w", err)
+		}
 	}
 	if err := r.skips.Err(); err != nil {
 		return sum, fmt.Errorf("crawler: skip log: %w", err)
@@ -327,6 +395,14 @@ func (r *run) worker(intake, work context.Context) {
 
 // process takes one leased request through the chain and ends its lease.
 func (r *run) process(ctx context.Context, req *frontier.Request) {
+	if r.state != nil {
+		// A request that was in flight at a crash comes back; if it had
+		// been accounted for by then, it is done.
+		if reason, ok := r.state.Skips().Recorded(req.URL); ok && leasedReasons[reason] {
+			r.done(ctx, req)
+			return
+		}
+	}
 	resp, err := r.chain.Fetch(ctx, req)
 	var de *middleware.DeferError
 	var rec *skiplog.Record
@@ -369,6 +445,9 @@ func (r *run) handle(resp *middleware.Response) {
 		r.redirect(resp)
 		return
 	}
+	// The page's links are pushed when its callbacks are done, at once.
+	r.collectFollows(req)
+	defer r.flushFollows(req)
 	if resp.Status < 200 || resp.Status >= 300 {
 		r.dispatchError(resp)
 		return
@@ -380,6 +459,12 @@ func (r *run) handle(resp *middleware.Response) {
 // returns it.
 func (r *run) enqueue(req *frontier.Request) frontier.PushResult {
 	res, err := r.front.Push(context.Background(), req)
+	r.pushed(req, res, err)
+	return res
+}
+
+// pushed accounts for the outcome of one push.
+func (r *run) pushed(req *frontier.Request, res frontier.PushResult, err error) {
 	switch res {
 	case frontier.Added:
 		r.stats.queued()
@@ -398,7 +483,6 @@ func (r *run) enqueue(req *frontier.Request) frontier.PushResult {
 		}
 		r.skip(rec)
 	}
-	return res
 }
 
 // skip writes one skip-log record and tells the hooks.
@@ -408,7 +492,18 @@ func (r *run) skip(rec *skiplog.Record) {
 			rec.Authority = a
 		}
 	}
-	if err := r.skips.Write(rec); err != nil {
+	if r.state != nil {
+		if rec.Time.IsZero() {
+			rec.Time = r.cfg.now()
+		}
+		written, err := r.state.Skips().Write(rec)
+		if err != nil {
+			r.state.fail(fmt.Errorf("skip log: %w", err))
+			r.cfg.logger.Error("skip log", "error", err)
+		} else if !written {
+			return // the URL has its record, from this run or an earlier one
+		}
+	} else if err := r.skips.Write(rec); err != nil {
 		r.cfg.logger.Error("skip log", "error", err)
 	}
 	r.stats.skipped(rec)

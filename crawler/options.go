@@ -41,6 +41,8 @@ type config struct {
 
 	frontier  frontier.Frontier
 	order     frontier.Order
+	stateDir  string // see state.go
+	state     State
 	transport http.RoundTripper
 	skipOut   io.Writer
 	itemOut   io.Writer

@@ -248,7 +248,7 @@ func (r *Response) Follow(link string, opts ...RequestOption) {
 	for _, o := range opts {
 		o(req)
 	}
-	r.crawl.enqueue(req)
+	r.crawl.follow(r.Request, req)
 }
 
 // Emit sends an item to the crawl's item pipelines and exporters.

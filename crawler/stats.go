@@ -21,13 +21,23 @@ type Stats struct {
 	// queue reports the frontier's queued and leased counts while a crawl
 	// runs.
 	queue func() (queued, inFlight int)
+	// runStart is when this run started; prior is the time earlier runs
+	// of a resumed crawl took (see restore).
+	runStart time.Time
+	prior    time.Duration
 }
 
 // Snapshot is a copy of a crawl's counts at one moment.
+//
+// For a crawl resumed from its state (WithState) the counts cover every
+// run of the job: Started is when the first run started, Elapsed adds up
+// the time of the runs (not the pauses between them), and Runs counts
+// them.
 type Snapshot struct {
 	Started  time.Time     `json:"started"`
 	Finished time.Time     `json:"finished,omitempty"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
+	Runs     int           `json:"runs,omitempty"`
 
 	// Pages counts responses downloaded (any status); Bytes their bodies.
 	Pages int64 `json:"pages"`
@@ -93,8 +103,52 @@ func (st *Stats) authority(a string) *AuthorityStats {
 
 func (st *Stats) start() {
 	st.mu.Lock()
-	st.s.Started = st.now()
+	st.runStart = st.now()
+	if st.s.Started.IsZero() {
+		st.s.Started = st.runStart
+	}
 	st.mu.Unlock()
+}
+
+// restore continues the counts of earlier runs: saved is their last
+// stored snapshot (nil for a new state), skips the summary of the skip
+// log, which is exact where the snapshot may be a second old, and runs
+// the number of runs including this one.
+func (st *Stats) restore(saved *Snapshot, skips skiplog.Summary, runs int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if saved != nil {
+		s := *saved
+		s.Finished, s.Waiting, s.InFlight, s.Authorities = time.Time{}, 0, 0, nil
+		s.Statuses = cloneMap(s.Statuses)
+		s.Deferred = cloneMap(s.Deferred)
+		s.Robots = cloneMap(s.Robots)
+		s.Dropped = cloneMap(s.Dropped)
+		st.prior = max(0, saved.Elapsed)
+		if s.Started.IsZero() {
+			s.Started = st.s.Started
+		}
+		st.s = s
+		st.auth = make(map[string]*AuthorityStats, len(saved.Authorities))
+		for a, as := range saved.Authorities {
+			cp := as
+			cp.Statuses = cloneMap(as.Statuses)
+			cp.Skipped = nil
+			st.auth[a] = &cp
+		}
+	}
+	st.s.Runs = runs
+	st.s.Skipped = make(map[skiplog.Reason]int64, len(skips.ByReason))
+	for r, n := range skips.ByReason {
+		st.s.Skipped[r] = int64(n)
+	}
+	for a, m := range skips.ByAuthority {
+		as := st.authority(a)
+		as.Skipped = make(map[skiplog.Reason]int64, len(m))
+		for r, n := range m {
+			as.Skipped[r] = int64(n)
+		}
+	}
 }
 
 func (st *Stats) finish() {
@@ -187,8 +241,9 @@ func (st *Stats) Snapshot() Snapshot {
 	if end.IsZero() {
 		end = st.now()
 	}
-	if !c.Started.IsZero() {
-		c.Elapsed = end.Sub(c.Started)
+	c.Elapsed = st.prior
+	if !st.runStart.IsZero() {
+		c.Elapsed += end.Sub(st.runStart)
 	}
 	return c
 }

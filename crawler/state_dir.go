@@ -1,0 +1,315 @@
+package crawler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/frontier/durable"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/politeness"
+)
+
+// DirState is a State kept in one directory on local disk:
+//
+//	DIR/lock            held (flock) by the crawl using the state; holds its pid
+//	DIR/frontier/       the durable frontier (package frontier/durable), whose
+//	                    meta space holds the crawler's records, as JSON:
+//	  job               the JobState: runs, running, complete, seeds
+//	  stats             the statistics (a Snapshot), saved every second
+//	  robots/AUTHORITY  the last robots.txt fetch (a middleware.RobotsRecord)
+//	  pace/AUTHORITY    the pacing (a politeness.AuthorityState), every second
+//	  budget/SEQ        a page admitted by the budget: its authority
+//	DIR/skipped.jsonl   the skip log, one fsync per record
+//
+// Robots records and budget admissions are written (and fsync'd) as they
+// happen; the job record, statistics and pacing every second and when the
+// crawl stops. A kill -9 can therefore lose up to a second of statistics
+// and pacing (the crawler makes up for the pacing, see State), never a
+// queued URL, a robots.txt record, a budget admission or a skip record.
+type DirState struct {
+	dir   string
+	lock  *os.File
+	skips *fileSkips
+
+	mu    sync.Mutex
+	front *durable.Frontier
+}
+
+// Names inside a state directory.
+const (
+	stateLockName     = "lock"
+	stateFrontierName = "frontier"
+	stateSkipLogName  = "skipped.jsonl"
+
+	metaJob    = "job"
+	metaStats  = "stats"
+	metaRobots = "robots/"
+	metaPace   = "pace/"
+	metaBudget = "budget/"
+)
+
+// StateBusyError says that another process is using a state directory.
+type StateBusyError struct {
+	Dir string
+	// PID is the process holding it, when it wrote its pid; 0 otherwise.
+	PID int
+}
+
+func (e *StateBusyError) Error() string {
+	who := "another heed process"
+	if e.PID > 0 {
+		who += " (pid " + strconv.Itoa(e.PID) + ")"
+	}
+	return fmt.Sprintf("crawler: the state %s is in use by %s; wait for it to stop, or use another directory", e.Dir, who)
+}
+
+// OpenDirState opens the state in dir, creating the directory if needed,
+// and locks it for this process. It fails with a *StateBusyError while
+// another process has it. The frontier is opened by OpenFrontier.
+func OpenDirState(dir string) (*DirState, error) {
+	if dir == "" {
+		return nil, errors.New("crawler: empty state directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("crawler: state: %w", err)
+	}
+	lock, err := lockState(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	lock.Truncate(0)
+	lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	skips, err := openFileSkips(filepath.Join(dir, stateSkipLogName))
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &DirState{dir: dir, lock: lock, skips: skips}, nil
+}
+
+// lockState opens and locks dir/lock: exclusively for a crawl, shared for
+// a reader. The lock file is created only by a crawl.
+func lockState(dir string, exclusive bool) (*os.File, error) {
+	flag := os.O_RDONLY
+	if exclusive {
+		flag = os.O_RDWR | os.O_CREATE
+	}
+	f, err := os.OpenFile(filepath.Join(dir, stateLockName), flag, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: state: %w", err)
+	}
+	held, err := lockFile(f, exclusive)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("crawler: state: lock %s: %w", f.Name(), err)
+	}
+	if held {
+		b := make([]byte, 32)
+		n, _ := f.ReadAt(b, 0)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+		f.Close()
+		return nil, &StateBusyError{Dir: dir, PID: pid}
+	}
+	return f, nil
+}
+
+// Dir returns the state's directory.
+func (s *DirState) Dir() string { return s.dir }
+
+// OpenFrontier opens the durable frontier in DIR/frontier.
+func (s *DirState) OpenFrontier(opts ...frontier.Option) (frontier.Frontier, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.front != nil {
+		return nil, errors.New("crawler: state: frontier already open")
+	}
+	f, err := durable.Open(filepath.Join(s.dir, stateFrontierName), opts...)
+	if err != nil {
+		var oe *durable.OrderError
+		if errors.As(err, &oe) {
+			return nil, fmt.Errorf("crawler: the state %s was made by a crawl with another queue order (depth-first or not); use the same order to resume it: %w", s.dir, err)
+		}
+		return nil, fmt.Errorf("crawler: state: %w", err)
+	}
+	s.front = f
+	return f, nil
+}
+
+func (s *DirState) frontier() (*durable.Frontier, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.front == nil {
+		return nil, errors.New("crawler: state: the frontier is not open")
+	}
+	return s.front, nil
+}
+
+// getJSON reads one meta key into v; found is false for a missing key.
+func (s *DirState) getJSON(key string, v any) (found bool, err error) {
+	f, err := s.frontier()
+	if err != nil {
+		return false, err
+	}
+	b, err := f.GetMeta(key)
+	if errors.Is(err, durable.ErrMetaNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("crawler: state %s: %s: %w", s.dir, key, err)
+	}
+	return true, nil
+}
+
+func (s *DirState) putJSON(key string, v any) error {
+	f, err := s.frontier()
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return f.PutMeta(key, b)
+}
+
+// Job returns the job record.
+func (s *DirState) Job() (JobState, error) {
+	var j JobState
+	_, err := s.getJSON(metaJob, &j)
+	return j, err
+}
+
+// ForEachRobots calls fn with every robots.txt record.
+func (s *DirState) ForEachRobots(fn func(*middleware.RobotsRecord) error) error {
+	f, err := s.frontier()
+	if err != nil {
+		return err
+	}
+	return f.ForEachMeta(metaRobots, func(key string, v []byte) error {
+		var rec middleware.RobotsRecord
+		if err := json.Unmarshal(v, &rec); err != nil {
+			return fmt.Errorf("crawler: state %s: %s: %w", s.dir, key, err)
+		}
+		return fn(&rec)
+	})
+}
+
+// SaveRobots stores a robots.txt record, fsync'd.
+func (s *DirState) SaveRobots(rec *middleware.RobotsRecord) error {
+	return s.putJSON(metaRobots+rec.Authority, rec)
+}
+
+// Pacing returns the stored pacing.
+func (s *DirState) Pacing() (map[string]politeness.AuthorityState, error) {
+	f, err := s.frontier()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]politeness.AuthorityState{}
+	err = f.ForEachMeta(metaPace, func(key string, v []byte) error {
+		var st politeness.AuthorityState
+		if err := json.Unmarshal(v, &st); err != nil {
+			return fmt.Errorf("crawler: state %s: %s: %w", s.dir, key, err)
+		}
+		out[strings.TrimPrefix(key, metaPace)] = st
+		return nil
+	})
+	return out, err
+}
+
+// Budget returns the stored budget admissions.
+func (s *DirState) Budget() (map[uint64]string, error) {
+	f, err := s.frontier()
+	if err != nil {
+		return nil, err
+	}
+	out := map[uint64]string{}
+	err = f.ForEachMeta(metaBudget, func(key string, v []byte) error {
+		seq, err := strconv.ParseUint(strings.TrimPrefix(key, metaBudget), 16, 64)
+		if err != nil {
+			return fmt.Errorf("crawler: state %s: bad budget key %q", s.dir, key)
+		}
+		out[seq] = string(v)
+		return nil
+	})
+	return out, err
+}
+
+// SaveBudget stores one budget admission, fsync'd.
+func (s *DirState) SaveBudget(seq uint64, authority string) error {
+	f, err := s.frontier()
+	if err != nil {
+		return err
+	}
+	return f.PutMeta(fmt.Sprintf("%s%016x", metaBudget, seq), []byte(authority))
+}
+
+// Stats returns the stored statistics, or nil.
+func (s *DirState) Stats() (*Snapshot, error) {
+	var snap Snapshot
+	found, err := s.getJSON(metaStats, &snap)
+	if !found || err != nil {
+		return nil, err
+	}
+	return &snap, nil
+}
+
+// Checkpoint stores the job record, the statistics and the pacing in one
+// write.
+func (s *DirState) Checkpoint(cp *Checkpoint) error {
+	f, err := s.frontier()
+	if err != nil {
+		return err
+	}
+	var b durable.MetaBatch
+	job, err := json.Marshal(cp.Job)
+	if err != nil {
+		return err
+	}
+	b.Put(metaJob, job)
+	if cp.Stats != nil {
+		st, err := json.Marshal(cp.Stats)
+		if err != nil {
+			return err
+		}
+		b.Put(metaStats, st)
+	}
+	for auth, ps := range cp.Pacing {
+		v, err := json.Marshal(ps)
+		if err != nil {
+			return err
+		}
+		b.Put(metaPace+auth, v)
+	}
+	return f.WriteMeta(&b)
+}
+
+// Skips returns the skip log, DIR/skipped.jsonl.
+func (s *DirState) Skips() SkipStore { return s.skips }
+
+// Close closes the skip log and unlocks the directory. Close the frontier
+// first.
+func (s *DirState) Close() error {
+	s.mu.Lock()
+	front := s.front
+	s.mu.Unlock()
+	var errs []error
+	if front != nil {
+		errs = append(errs, front.Close()) // harmless if the crawl closed it
+	}
+	// The pid goes before the lock, so that a reader that finds the lock
+	// taken does not name a process that is gone.
+	s.lock.Truncate(0)
+	errs = append(errs, s.skips.Close(), s.lock.Close())
+	return errors.Join(errs...)
+}

@@ -1,0 +1,159 @@
+package crawler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier/durable"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/robots"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// StateReport is what a state directory says about its crawl: `heed
+// status` prints it.
+type StateReport struct {
+	Dir string `json:"dir"`
+	// Job is the job record; Job.Running while no process holds the
+	// state means the last run was killed.
+	Job JobState `json:"job"`
+	// Stats are the statistics as last stored (up to a second old after a
+	// crash); nil before the first checkpoint.
+	Stats *Snapshot `json:"stats,omitempty"`
+	// Frontier is the frontier's status: counts, queue size and hold per
+	// authority, and leases (requests in flight when the last process
+	// stopped, which the next run fetches again).
+	Frontier durable.Status `json:"frontier"`
+	// Skipped counts the skip log's records.
+	Skipped skiplog.Summary `json:"skipped"`
+	// Robots is the last robots.txt fetch of each authority, in authority
+	// order.
+	Robots []RobotsReport `json:"robots"`
+}
+
+// RobotsReport is one authority's robots.txt as a state records it.
+type RobotsReport struct {
+	Authority string    `json:"authority"`
+	URL       string    `json:"url"`
+	State     string    `json:"state"`
+	Status    int       `json:"status"`
+	FetchedAt time.Time `json:"fetched_at"`
+	Err       string    `json:"error,omitempty"`
+	// Bytes is the size of the stored body (at most the parse limit + 1).
+	Bytes int `json:"bytes,omitempty"`
+	// CrawlDelay is the delay of the group selected for the job's agent.
+	CrawlDelay time.Duration `json:"crawl_delay_ns,omitempty"`
+	// Failures, FirstFailure and RetryAt are the unreachable bookkeeping.
+	Failures     int       `json:"failures,omitempty"`
+	FirstFailure time.Time `json:"first_failure,omitzero"`
+	RetryAt      time.Time `json:"retry_at,omitzero"`
+}
+
+// ErrNotState is returned by ReadState for a directory that holds no
+// crawl state.
+var ErrNotState = errors.New("not a heed crawl state (no crawl has run with this directory as its --state)")
+
+// ReadState reads the state in dir without changing it, while no crawl
+// uses it: a crawl running on it gives a *StateBusyError. A state left by
+// a killed process is read as the next run will find it.
+func ReadState(dir string) (*StateReport, error) {
+	lock, err := lockState(dir, false)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("crawler: %s: %w", dir, ErrNotState)
+		}
+		return nil, err
+	}
+	defer lock.Close()
+	if _, err := os.Stat(filepath.Join(dir, stateFrontierName)); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("crawler: %s: %w", dir, ErrNotState)
+		}
+		return nil, fmt.Errorf("crawler: state: %w", err)
+	}
+	rd, err := durable.OpenReader(filepath.Join(dir, stateFrontierName))
+	if err != nil {
+		return nil, fmt.Errorf("crawler: state: %w", err)
+	}
+	defer rd.Close()
+	rep := &StateReport{Dir: dir}
+	if rep.Frontier, err = rd.Status(); err != nil {
+		return nil, fmt.Errorf("crawler: state: %w", err)
+	}
+	if b, err := rd.GetMeta(metaJob); err == nil {
+		if err := json.Unmarshal(b, &rep.Job); err != nil {
+			return nil, fmt.Errorf("crawler: state %s: job: %w", dir, err)
+		}
+	} else if !errors.Is(err, durable.ErrMetaNotFound) {
+		return nil, err
+	}
+	if b, err := rd.GetMeta(metaStats); err == nil {
+		rep.Stats = new(Snapshot)
+		if err := json.Unmarshal(b, rep.Stats); err != nil {
+			return nil, fmt.Errorf("crawler: state %s: stats: %w", dir, err)
+		}
+	} else if !errors.Is(err, durable.ErrMetaNotFound) {
+		return nil, err
+	}
+	err = rd.ForEachMeta(metaRobots, func(key string, v []byte) error {
+		var rec middleware.RobotsRecord
+		if err := json.Unmarshal(v, &rec); err != nil {
+			return fmt.Errorf("crawler: state %s: %s: %w", dir, key, err)
+		}
+		rr := RobotsReport{
+			Authority: rec.Authority, URL: rec.URL, State: rec.State, Status: rec.Status, FetchedAt: rec.FetchedAt,
+			Err: rec.Err, Bytes: len(rec.Body), Failures: rec.Failures, FirstFailure: rec.FirstFailure, RetryAt: rec.RetryAt,
+		}
+		if rep.Job.Agent != "" {
+			if e, err := rec.Entry(rep.Job.Agent, max(rec.Limit, robots.DefaultMaxBytes)); err == nil {
+				rr.CrawlDelay = e.CrawlDelay()
+			}
+		}
+		rep.Robots = append(rep.Robots, rr)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(rep.Robots, func(i, j int) bool { return rep.Robots[i].Authority < rep.Robots[j].Authority })
+	if rep.Skipped, err = readSkipSummary(filepath.Join(dir, stateSkipLogName)); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// readSkipSummary counts a skip log's records, leaving out a last line
+// cut by a crash (the next run drops it and writes the record again).
+func readSkipSummary(path string) (skiplog.Summary, error) {
+	var sum skiplog.Summary
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return sum, nil
+	}
+	if err != nil {
+		return sum, fmt.Errorf("crawler: skip log: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return sum, fmt.Errorf("crawler: skip log: %w", err)
+	}
+	end, err := linesEnd(f, fi.Size())
+	if err != nil {
+		return sum, fmt.Errorf("crawler: skip log: %w", err)
+	}
+	err = skiplog.Read(io.LimitReader(f, end), func(r *skiplog.Record) error {
+		sum.Add(r)
+		return nil
+	})
+	if err != nil {
+		return sum, fmt.Errorf("crawler: skip log %s is damaged: %w", path, err)
+	}
+	return sum, nil
+}
