@@ -362,7 +362,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	sum := Summary{Stats: r.stats.Snapshot(), Skipped: r.skips.Summary(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
 	if r.state != nil {
 		sum.Skipped = r.state.Skips().Summary()
-		sum.State = r.state.info()
+		sum.State = r.state.info(sum.Stats)
 	}
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {

@@ -126,6 +126,8 @@ type StateInfo struct {
 	Job JobState
 	// WasComplete says the state had finished before this run started.
 	WasComplete bool
+	// Fetched counts the pages this run fetched.
+	Fetched int64
 }
 
 // WithState keeps the crawl's state in the directory dir (created if

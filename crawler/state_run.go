@@ -23,6 +23,7 @@ type runState struct {
 	dir         string
 	job         JobState
 	wasComplete bool
+	pagesBefore int64 // the pages of earlier runs
 
 	mu       sync.Mutex // serialises checkpoints
 	lastPace map[string]politeness.AuthorityState
@@ -143,6 +144,12 @@ func (r *run) resume(seeds []string) error {
 		return err
 	}
 	r.stats.restore(saved, s.Skips().Summary(), job.Runs)
+	if saved != nil {
+		s.pagesBefore = saved.Pages
+	}
+	for _, e := range restored {
+		r.stats.robotsRestored(e)
+	}
 	if err := r.checkpoint(); err != nil {
 		return err
 	}
@@ -220,11 +227,12 @@ func (r *run) suspend() error {
 	return errors.Join(s.err, err)
 }
 
-// info is what the run's Summary says of its state.
-func (s *runState) info() *StateInfo {
+// info is what the run's Summary says of its state, with the run's final
+// statistics.
+func (s *runState) info(snap Snapshot) *StateInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return &StateInfo{Dir: s.dir, Job: s.job, WasComplete: s.wasComplete}
+	return &StateInfo{Dir: s.dir, Job: s.job, WasComplete: s.wasComplete, Fetched: snap.Pages - s.pagesBefore}
 }
 
 // follows buffers the links a page's callbacks follow, so that they are

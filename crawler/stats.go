@@ -187,6 +187,19 @@ func (st *Stats) robotsFetched(e *middleware.RobotsEntry) {
 	st.mu.Unlock()
 }
 
+// robotsRestored accounts for a robots.txt entry restored from a state:
+// its authority's state, and its fetch if the stored statistics missed it
+// (they may be a second older than the robots.txt records).
+func (st *Stats) robotsRestored(e *middleware.RobotsEntry) {
+	st.mu.Lock()
+	as := st.authority(e.Authority)
+	if as.Robots == "" {
+		st.s.Robots[e.State.String()]++
+	}
+	as.Robots = e.State.String()
+	st.mu.Unlock()
+}
+
 func (st *Stats) add(f func(s *Snapshot)) {
 	st.mu.Lock()
 	f(&st.s)
@@ -293,6 +306,9 @@ func (s Snapshot) Format(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "pages: %d (%s, %.1f pages/s, %s)\n", s.Pages, byteSize(s.Bytes), s.Rate(), s.Elapsed.Round(time.Millisecond))
 	if err != nil {
 		return err
+	}
+	if s.Runs > 0 {
+		fmt.Fprintf(w, "runs: %d (the counts are the job's, since %s)\n", s.Runs, s.Started.Format(time.RFC3339))
 	}
 	codes := make([]int, 0, len(s.Statuses))
 	for c := range s.Statuses {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"regexp"
 	"time"
 
@@ -37,6 +38,8 @@ type crawlFlags struct {
 	maxDelay   time.Duration
 	progress   string
 	verbose    bool
+	state      string
+	skiplogSet bool // --skiplog was given (on the command line or in --config)
 	job        jobFlags
 	sm         sitemapFlags // see inventory.go
 }
@@ -62,6 +65,7 @@ func (f *crawlFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.maxDelay, "max-crawl-delay", 30*time.Second, "hosts asking for a longer Crawl-delay are skipped")
 	fl.StringVar(&f.progress, "progress", "auto", "live progress on stderr: auto (when a terminal), always, never")
 	fl.BoolVar(&f.verbose, "verbose", false, "log robots.txt fetches and errors to stderr")
+	fl.StringVar(&f.state, "state", "", "keep the crawl's state in this directory: Ctrl-C pauses, a crash loses nothing queued, and the same command resumes (the skip log is DIR/skipped.jsonl; --out is appended to)")
 	f.job.register(cmd)
 	f.sm.register(cmd)
 }
@@ -119,9 +123,16 @@ the --allow-domain list). robots.txt is fetched per host and obeyed for the
 host's Crawl-delay, whichever is longer. Every URL that is not fetched is
 written to the skip log with the reason and, for robots.txt, the deciding
 line and rule. Interrupt with Ctrl-C: requests in flight finish, and the
-skip log and items are complete.`,
+skip log and items are complete.
+
+With --state DIR the crawl is a job that survives: its queue, robots.txt
+files, pacing, budget, statistics and skip log live in DIR. Ctrl-C pauses it
+(queued URLs stay queued), a crash or kill -9 loses nothing queued and no
+skip-log record, and running the same command again resumes it, appending to
+--out (JSON Lines or CSV). heed status --state DIR shows its progress.`,
 		Example: `  heed crawl https://example.com/ --agent ExampleBot --out pages.jsonl --skiplog skipped.jsonl
-  heed crawl --config crawl.yaml --out pages.csv.gz --metrics 127.0.0.1:9090 --stats-interval 1m`,
+  heed crawl --config crawl.yaml --out pages.csv.gz --metrics 127.0.0.1:9090 --stats-interval 1m
+  heed crawl https://example.com/ --agent ExampleBot --state job1 --out pages.jsonl   # run again to resume`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args, err := f.job.applyConfig(cmd, args)
 			if err != nil {
@@ -133,6 +144,7 @@ skip log and items are complete.`,
 			if f.agent == "" {
 				return usageError("--agent is required: the product token robots.txt rules are written for")
 			}
+			f.skiplogSet = cmd.Flags().Changed("skiplog")
 			return runCrawl(cmd.Context(), &f, args, nil, stdout, stderr)
 		},
 	}
@@ -149,7 +161,12 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 	}
 	opts = append(opts, extra...)
 	var skipFile *os.File
-	if f.skiplog != "" {
+	if f.state != "" {
+		if f.skiplogSet {
+			return usageError("--skiplog with --state: a resumable crawl keeps its skip log in its state, %s", filepath.Join(f.state, "skipped.jsonl"))
+		}
+		opts = append(opts, crawler.WithState(f.state))
+	} else if f.skiplog != "" {
 		skipFile, err = os.OpenFile(f.skiplog, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
 			return &exitError{code: 2, err: err}
@@ -157,7 +174,12 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 		defer skipFile.Close()
 		opts = append(opts, crawler.WithSkipLog(skipFile))
 	}
-	feed, err := f.job.openFeed(f.out, stdout)
+	var feed *crawler.Feed
+	if f.state != "" {
+		feed, err = f.openResumedFeed(stdout)
+	} else {
+		feed, err = f.job.openFeed(f.out, stdout)
+	}
 	if err != nil {
 		return err
 	}
@@ -185,13 +207,18 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 	sum, err := c.Run(ctx, seeds...)
 	stopProgress()
 	stopJob()
-	if sum.Interrupted {
+	switch {
+	case sum.State != nil:
+		stateOutcome(stdout, f.state, sum)
+	case sum.Interrupted:
 		fmt.Fprintln(stdout, "crawl interrupted: URLs still queued are in the skip log as interrupted")
 	}
 	sum.Stats.Format(stdout)
 	sum.Skipped.Format(stdout)
 	sum.Sitemaps.Format(stdout)
-	if f.skiplog != "" {
+	if f.state != "" {
+		fmt.Fprintf(stdout, "skip log: %s\n", filepath.Join(f.state, "skipped.jsonl"))
+	} else if f.skiplog != "" {
 		fmt.Fprintf(stdout, "skip log: %s\n", f.skiplog)
 	}
 	if f.out != "" {
@@ -200,8 +227,47 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 	if err != nil {
 		return err
 	}
-	if sum.Interrupted {
+	if sum.Interrupted && (sum.State == nil || !sum.State.Job.Complete) {
 		return &exitError{code: 130}
 	}
 	return nil
+}
+
+// openResumedFeed opens --out to append to it, for a crawl with --state.
+func (f *crawlFlags) openResumedFeed(stdout io.Writer) (*crawler.Feed, error) {
+	if f.out == "" {
+		if f.job.format != "" {
+			return nil, usageError("--format needs --out")
+		}
+		return nil, nil
+	}
+	opts := []crawler.FeedOption{crawler.FeedStdout(stdout)}
+	if f.job.format != "" {
+		fm, err := crawler.ParseFormat(f.job.format)
+		if err != nil {
+			return nil, usageError("--format: %v", err)
+		}
+		opts = append(opts, crawler.FeedFormat(fm))
+	}
+	feed, err := crawler.ResumeFeed(f.out, opts...)
+	if err != nil {
+		return nil, usageError("--out with --state: %v", err)
+	}
+	return feed, nil
+}
+
+// stateOutcome says how a crawl with --state ended: complete, or paused
+// and how to resume it.
+func stateOutcome(w io.Writer, dir string, sum crawler.Summary) {
+	st := sum.State
+	switch {
+	case st.Job.Complete && st.WasComplete && st.Fetched == 0:
+		fmt.Fprintf(w, "crawl already complete: nothing left to do (state %s, %d runs)\n", dir, st.Job.Runs)
+	case st.Job.Complete:
+		fmt.Fprintf(w, "crawl complete: every URL is fetched or in the skip log (state %s, run %d); running the same command again does nothing\n", dir, st.Job.Runs)
+	case sum.Interrupted:
+		fmt.Fprintf(w, "crawl paused: %d URLs still queued; run the same command to resume (state %s)\n", sum.Stats.Waiting, dir)
+	default:
+		fmt.Fprintf(w, "crawl stopped with %d URLs still queued; run the same command to resume (state %s)\n", sum.Stats.Waiting, dir)
+	}
 }

@@ -1,0 +1,99 @@
+package crawler
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ErrFeedNotResumable is wrapped by ResumeFeed's error for a feed format
+// that cannot be continued after a crash.
+var ErrFeedNotResumable = errors.New("feed cannot be resumed")
+
+// ResumeFeed opens the feed at path to append to it, as a crawl resumed
+// from its state (WithState) does, so that the feed of a job holds the
+// items of all its runs. The format is chosen as OpenFeed chooses it.
+//
+// A last record cut by a crash is dropped first (its page was not done,
+// so the resumed crawl fetches it again and writes it whole). A CSV feed
+// keeps the columns of its header line, and no second header is written.
+// JSON Lines and CSV can be resumed; a JSON array (its closing bracket is
+// written at the end of a run) and a gzip stream (cut by a crash, it
+// cannot be continued) cannot: ResumeFeed refuses them with an error
+// wrapping ErrFeedNotResumable. The path "-" is standard output, which has
+// nothing to resume: ResumeFeed is then OpenFeed.
+//
+// The items of a page that was in flight at a crash are written again
+// when the page is fetched again.
+func ResumeFeed(path string, opts ...FeedOption) (*Feed, error) {
+	if path == "-" {
+		return OpenFeed(path, opts...)
+	}
+	cfg := feedConfig{stdout: os.Stdout, exporter: NewExporter}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	f, gz, ok := FormatFor(path)
+	if cfg.format != "" {
+		var err error
+		if f, err = ParseFormat(string(cfg.format)); err != nil {
+			return nil, fmt.Errorf("feed %s: %w", path, err)
+		}
+	} else if !ok {
+		return nil, fmt.Errorf("feed %s: cannot tell the format from the name; name it .jsonl or .csv or set the format", path)
+	}
+	if cfg.gzipSet {
+		gz = cfg.gzip
+	}
+	switch {
+	case gz:
+		return nil, fmt.Errorf("feed %s: %w: a gzip stream cut by a crash cannot be continued; write it uncompressed and compress it when the job is complete", path, ErrFeedNotResumable)
+	case f == JSONFormat:
+		return nil, fmt.Errorf("feed %s: %w: a JSON array is closed at the end of each run; use JSON Lines (.jsonl) or CSV for a job that resumes", path, ErrFeedNotResumable)
+	}
+	file, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("feed: %w", err)
+	}
+	fail := func(err error) (*Feed, error) {
+		file.Close()
+		return nil, fmt.Errorf("feed %s: %w", path, err)
+	}
+	if _, err := repairTail(file, f == CSVFormat); err != nil {
+		return fail(err)
+	}
+	var header []string
+	if f == CSVFormat {
+		if header, err = csvHeader(file); err != nil {
+			return fail(err)
+		}
+	}
+	e, err := cfg.exporter(f, file)
+	if err != nil {
+		return fail(err)
+	}
+	if c, ok := e.(*CSV); ok && header != nil {
+		c.cols, c.fixed, c.header = header, true, true
+	}
+	return &Feed{Exporter: e, path: path, format: f, file: file, own: true}, nil
+}
+
+// csvHeader reads the first record of a CSV file: its header, or nil for
+// an empty file.
+func csvHeader(f *os.File) ([]string, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	h, err := r.Read()
+	if err == io.EOF {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("not a CSV file heed can append to: %w", err)
+	}
+	return h, nil
+}
