@@ -25,6 +25,10 @@
 // exposes the counts to Prometheus. There is no settings dictionary:
 // every setting is a typed Option.
 //
+// A crawl that runs for hours or days keeps its state in a directory with
+// WithState: a cancelled crawl pauses, a killed one loses nothing queued,
+// and running it again resumes it (see State, DirState and ResumeFeed).
+//
 // The crawler wires; the packages decide. robots.txt verdicts come from
 // heed's robots package through the middleware's robots stage, pacing from
 // the politeness package, queueing and deduplication from the frontier.

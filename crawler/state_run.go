@@ -125,9 +125,12 @@ func (r *run) resume(seeds []string) error {
 			pace[a] = politeness.AuthorityState{}
 		}
 	}
+	// The pacer keeps the system clock, whatever clock WithClock gives
+	// the crawl.
+	paceNow := time.Now()
 	for a, ps := range pace {
-		if ps.LastStart.Before(now) {
-			ps.LastStart = now
+		if ps.LastStart.Before(paceNow) {
+			ps.LastStart = paceNow
 		}
 		pace[a] = ps
 	}

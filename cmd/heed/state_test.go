@@ -392,6 +392,7 @@ func TestStateJobs(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "job: paused") || !strings.Contains(out, "queued by authority:") || !strings.Contains(out, "robots.txt by authority:") {
 			t.Errorf("status of a paused job: exit %d\n%s%s", code, out, errOut)
 		}
+		t.Logf("paused run:\n%s\nheed status:\n%s", r.out, out)
 		j.finish()
 		if n := j.check(0, 0); n != 0 {
 			t.Errorf("%d pages fetched twice across pauses", n)

@@ -83,7 +83,7 @@ func formatStatus(w io.Writer, rep *crawler.StateReport, now time.Time) error {
 	}
 	if s := rep.Stats; s != nil {
 		fmt.Fprintf(w, "progress: %d pages, %d items (%d dropped), %d duplicates; %s of crawling (%.1f pages/s)\n",
-			s.Pages, s.Items, s.ItemsDropped, s.Duplicates, s.Elapsed.Round(time.Second), s.Rate())
+			s.Pages, s.Items, s.ItemsDropped, s.Duplicates, roundDuration(s.Elapsed), s.Rate())
 	}
 	fmt.Fprintf(w, "frontier: %d queued, %d in flight at the last stop, %d URLs seen, %s on disk\n",
 		fs.Queued, fs.Leased, fs.Seen, diskSize(fs.DiskBytes))
@@ -96,11 +96,11 @@ func formatStatus(w io.Writer, rep *crawler.StateReport, now time.Time) error {
 		sort.Strings(auths)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, a := range auths {
-			hold := ""
+			fmt.Fprintf(tw, "  %s\t%d", a, fs.ByAuthority[a])
 			if h, ok := fs.Holds[a]; ok && h.After(now) {
-				hold = "on hold until " + h.Format(time.RFC3339)
+				fmt.Fprintf(tw, "\ton hold until %s", h.Format(time.RFC3339))
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%s\n", a, fs.ByAuthority[a], hold)
+			fmt.Fprintln(tw)
 		}
 		tw.Flush()
 	}
@@ -136,6 +136,15 @@ func robotsLine(r crawler.RobotsReport, now time.Time) string {
 		s += ": " + r.Err
 	}
 	return s
+}
+
+// roundDuration rounds d to what a person reads: milliseconds under a
+// minute, seconds above.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
 
 // ago writes a time with how long ago it was.
