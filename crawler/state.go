@@ -137,7 +137,9 @@ type StateInfo struct {
 // too, nor WithFrontier.
 func WithState(dir string) Option { return func(c *config) { c.stateDir = dir } }
 
-// WithStateStore keeps the crawl's state in s instead of a directory.
+// WithStateStore keeps the crawl's state in s instead of a directory (or
+// in a DirState the caller opened, to hold its lock before the crawl
+// starts). The crawl closes s when it ends.
 func WithStateStore(s State) Option { return func(c *config) { c.state = s } }
 
 // checkState refuses options that contradict a state.

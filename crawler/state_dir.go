@@ -38,8 +38,9 @@ type DirState struct {
 	lock  *os.File
 	skips *fileSkips
 
-	mu    sync.Mutex
-	front *durable.Frontier
+	mu     sync.Mutex
+	front  *durable.Frontier
+	closed bool
 }
 
 // Names inside a state directory.
@@ -297,12 +298,16 @@ func (s *DirState) Checkpoint(cp *Checkpoint) error {
 // Skips returns the skip log, DIR/skipped.jsonl.
 func (s *DirState) Skips() SkipStore { return s.skips }
 
-// Close closes the skip log and unlocks the directory. Close the frontier
-// first.
+// Close closes the frontier if it is open, the skip log, and unlocks the
+// directory. Closing again does nothing.
 func (s *DirState) Close() error {
 	s.mu.Lock()
-	front := s.front
+	front, closed := s.front, s.closed
+	s.closed = true
 	s.mu.Unlock()
+	if closed {
+		return nil
+	}
 	var errs []error
 	if front != nil {
 		errs = append(errs, front.Close()) // harmless if the crawl closed it

@@ -165,7 +165,18 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 		if f.skiplogSet {
 			return usageError("--skiplog with --state: a resumable crawl keeps its skip log in its state, %s", filepath.Join(f.state, "skipped.jsonl"))
 		}
-		opts = append(opts, crawler.WithState(f.state))
+		if err := f.resumable(); err != nil {
+			return err
+		}
+		// The state is locked before the feed is touched: a second crawl
+		// on the same state must not repair the feed the first is
+		// writing.
+		st, err := crawler.OpenDirState(f.state)
+		if err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		defer st.Close() // Run closes it; this covers the early returns
+		opts = append(opts, crawler.WithStateStore(st))
 	} else if f.skiplog != "" {
 		skipFile, err = os.OpenFile(f.skiplog, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
@@ -229,6 +240,23 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 	}
 	if sum.Interrupted && (sum.State == nil || !sum.State.Job.Complete) {
 		return &exitError{code: 130}
+	}
+	return nil
+}
+
+// resumable refuses the feeds a crawl with --state cannot append to, before
+// anything is opened.
+func (f *crawlFlags) resumable() error {
+	if f.out == "" || f.out == "-" {
+		return nil
+	}
+	fm, gz, _ := crawler.FormatFor(f.out)
+	if f.job.format != "" {
+		fm, _ = crawler.ParseFormat(f.job.format)
+	}
+	if gz || fm == crawler.JSONFormat {
+		_, err := crawler.ResumeFeed(f.out, crawler.FeedFormat(fm), crawler.FeedGzip(gz))
+		return usageError("--out with --state: %v", err)
 	}
 	return nil
 }

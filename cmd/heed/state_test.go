@@ -378,10 +378,20 @@ func TestStateJobs(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		code, out, errOut := runHeed(t, "status", "--state", j.dir)
+		// A second crawl on the state is refused before it touches the
+		// feed.
+		feedBefore, _ := os.ReadFile(j.items)
+		code2, out2, errOut2 := runHeed(t, j.command().Args[1:]...)
 		cmd.Process.Signal(syscall.SIGINT)
 		cmd.Wait()
 		if code != 1 || !strings.Contains(errOut, "is using the state") {
 			t.Errorf("status during a crawl: exit %d\n%s%s", code, out, errOut)
+		}
+		if code2 != 1 || !strings.Contains(errOut2, "in use by another heed process (pid") {
+			t.Errorf("a second crawl on the state: exit %d\n%s%s", code2, out2, errOut2)
+		}
+		if feedAfter, _ := os.ReadFile(j.items); !bytes.HasPrefix(feedAfter, feedBefore) {
+			t.Error("the refused crawl changed the feed")
 		}
 
 		r := j.run(syscall.SIGINT, 20, 0)
