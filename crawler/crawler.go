@@ -365,8 +365,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	ierr := r.items.close()
 	sum := Summary{Stats: r.stats.Snapshot(), Skipped: r.skips.Summary(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
 	if r.state != nil {
-		sum.Skipped = r.state.Skips().Summary()
-		sum.State = r.state.info(sum.Stats)
+		sum.Skipped, sum.State = r.state.Skips().Summary(), r.state.info(sum.Stats)
 	}
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
@@ -399,13 +398,9 @@ func (r *run) worker(intake, work context.Context) {
 
 // process takes one leased request through the chain and ends its lease.
 func (r *run) process(ctx context.Context, req *frontier.Request) {
-	if r.state != nil {
-		// A request that was in flight at a crash comes back; if it had
-		// been accounted for by then, it is done.
-		if reason, ok := r.state.Skips().Recorded(req.URL); ok && leasedReasons[reason] {
-			r.done(ctx, req)
-			return
-		}
+	if r.accountedBefore(req) {
+		r.done(ctx, req)
+		return
 	}
 	resp, err := r.chain.Fetch(ctx, req)
 	var de *middleware.DeferError
@@ -496,19 +491,8 @@ func (r *run) skip(rec *skiplog.Record) {
 			rec.Authority = a
 		}
 	}
-	if r.state != nil {
-		if rec.Time.IsZero() {
-			rec.Time = r.cfg.now()
-		}
-		written, err := r.state.Skips().Write(rec)
-		if err != nil {
-			r.state.fail(fmt.Errorf("skip log: %w", err))
-			r.cfg.logger.Error("skip log", "error", err)
-		} else if !written {
-			return // the URL has its record, from this run or an earlier one
-		}
-	} else if err := r.skips.Write(rec); err != nil {
-		r.cfg.logger.Error("skip log", "error", err)
+	if !r.writeSkip(rec) {
+		return // the URL has its record, from this run or an earlier one
 	}
 	r.stats.skipped(rec)
 	r.c.hooks.skipped(rec)

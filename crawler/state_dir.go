@@ -63,6 +63,7 @@ type StateBusyError struct {
 	PID int
 }
 
+// Error names the directory and the process holding it.
 func (e *StateBusyError) Error() string {
 	who := "another heed process"
 	if e.PID > 0 {

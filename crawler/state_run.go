@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -74,6 +75,41 @@ func (r *run) admitDurably(req *frontier.Request) error {
 		r.skip(rec)
 	}
 	return err
+}
+
+// accountedBefore reports whether a request handed out by the frontier
+// was accounted for by an earlier run: it was in flight at a crash, and
+// its skip record had been written. It is then done, not fetched.
+func (r *run) accountedBefore(req *frontier.Request) bool {
+	if r.state == nil {
+		return false
+	}
+	reason, ok := r.state.Skips().Recorded(req.URL)
+	return ok && leasedReasons[reason]
+}
+
+// writeSkip writes a skip record: to the state's skip log, which keeps
+// one record per URL, or to the crawl's. It reports false for a record
+// the state already had, which is not to be counted again.
+func (r *run) writeSkip(rec *skiplog.Record) bool {
+	if r.state == nil {
+		if err := r.skips.Write(rec); err != nil {
+			r.cfg.logger.Error("skip log", "error", err)
+		}
+		return true
+	}
+	if rec.Time.IsZero() {
+		rec.Time = r.cfg.now()
+	}
+	written, err := r.state.Skips().Write(rec)
+	if err != nil {
+		// Counted all the same, and Run fails: an incomplete log is
+		// never mistaken for a complete one.
+		r.state.fail(fmt.Errorf("skip log: %w", err))
+		r.cfg.logger.Error("skip log", "error", err)
+		return true
+	}
+	return written
 }
 
 // resume loads what earlier runs stored, before the seeds are pushed:

@@ -121,6 +121,7 @@ func (s *fileSkips) Summary() skiplog.Summary {
 	return cloneSummary(s.sum)
 }
 
+// Close syncs and closes the file.
 func (s *fileSkips) Close() error {
 	return errors.Join(s.w.Close(), s.f.Close())
 }
