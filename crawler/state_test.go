@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"slices"
@@ -309,4 +311,41 @@ func TestStateSkipLogRepairAndDedupe(t *testing.T) {
 	if recs := readSkipLog(t, path); len(recs) != 3 {
 		t.Errorf("%d records in the file, want 3", len(recs))
 	}
+}
+
+// A crawl with a state pauses when its context is cancelled and resumes
+// when it is run again on the same directory; a finished one does nothing
+// more. (bookshop is the site of the package example.)
+func ExampleWithState() {
+	site := bookshop()
+	defer site.Close()
+	dir, err := os.MkdirTemp("", "heed-state-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	crawl := func(ctx context.Context) crawler.Summary {
+		c, err := crawler.New("ExampleBot", crawler.WithDelay(10*time.Millisecond), crawler.WithState(dir))
+		if err != nil {
+			log.Fatal(err)
+		}
+		c.FollowLinks()
+		sum, err := c.Run(ctx, site.URL+"/")
+		if err != nil {
+			log.Fatal(err)
+		}
+		return sum
+	}
+	paused, cancel := context.WithCancel(context.Background())
+	cancel() // stopped before it starts: the seed stays queued
+	for _, ctx := range []context.Context{paused, context.Background(), context.Background()} {
+		sum := crawl(ctx)
+		fmt.Printf("run %d: complete %v, pages %d, skipped %d\n",
+			sum.State.Job.Runs, sum.State.Job.Complete, sum.Stats.Pages, sum.Skipped.Total)
+	}
+	// Output:
+	// run 1: complete false, pages 0, skipped 0
+	// run 2: complete true, pages 3, skipped 1
+	// run 3: complete true, pages 3, skipped 1
 }
