@@ -137,6 +137,21 @@ type RobotsPolicy struct {
 	// on disk stores it there. An error is logged; the entry is used all
 	// the same.
 	Save func(rec *RobotsRecord) error
+	// Shared, when set, is a robots.txt cache shared with the other
+	// processes of the crawl (see RobotsStore): an entry that is missing
+	// or due here is first looked up there, and only the process that
+	// takes the authority's lock fetches the file; the others defer their
+	// requests until its record is stored. Nil keeps the cache in this
+	// process only.
+	Shared RobotsStore
+	// SharedLockTTL bounds how long a process that died mid-fetch keeps
+	// the others waiting for an authority's robots.txt; it should exceed
+	// the longest fetch, redirects included. Default 2 minutes.
+	SharedLockTTL time.Duration
+	// OnLoaded is called with an entry taken from Shared, fetched by
+	// another process (heed's crawler applies its Crawl-delay here too,
+	// in case that process died before it could).
+	OnLoaded func(e *RobotsEntry)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives one line per robots.txt fetch; nil means none.
@@ -180,6 +195,9 @@ func NewRobots(fetch Fetcher, policy RobotsPolicy) *Robots {
 	}
 	if policy.Now == nil {
 		policy.Now = time.Now
+	}
+	if policy.SharedLockTTL <= 0 {
+		policy.SharedLockTTL = 2 * time.Minute
 	}
 	return &Robots{fetch: fetch, policy: policy, entries: make(map[string]*RobotsEntry), fetching: make(map[string]bool)}
 }
@@ -281,19 +299,7 @@ func (r *Robots) entry(ctx context.Context, authority string, seq uint64) (*Robo
 	now := r.policy.Now()
 	r.mu.Lock()
 	e := r.entries[authority]
-	var due bool
-	switch {
-	case e == nil:
-		due = true
-	case e.State == RobotsUnreachable && !r.gaveUp(e):
-		// Retries follow their own backoff schedule until heed gives up.
-		due = !now.Before(e.RetryAt)
-	default:
-		// A file, an unavailable one, or one heed gave up on, is fetched
-		// again when it is older than the max age.
-		due = now.Sub(e.FetchedAt) >= r.policy.MaxAge && (seq == 0 || e.refreshedFor != seq)
-	}
-	if !due {
+	if !r.due(e, now, seq) {
 		r.mu.Unlock()
 		return e, nil
 	}
@@ -307,6 +313,9 @@ func (r *Robots) entry(ctx context.Context, authority string, seq uint64) (*Robo
 	r.fetching[authority] = true
 	r.mu.Unlock()
 
+	if r.policy.Shared != nil {
+		return r.sharedEntry(ctx, authority, e, seq)
+	}
 	fresh, rf, err := r.fetchEntry(ctx, authority, e)
 
 	r.mu.Lock()
@@ -332,6 +341,22 @@ func (r *Robots) entry(ctx context.Context, authority string, seq uint64) (*Robo
 			"status", fresh.Status, "hops", fresh.Hops, "error", fresh.Err)
 	}
 	return fresh, nil
+}
+
+// due reports whether entry e (nil if none) must be fetched again before
+// the request with sequence number seq may use it.
+func (r *Robots) due(e *RobotsEntry, now time.Time, seq uint64) bool {
+	switch {
+	case e == nil:
+		return true
+	case e.State == RobotsUnreachable && !r.gaveUp(e):
+		// Retries follow their own backoff schedule until heed gives up.
+		return !now.Before(e.RetryAt)
+	default:
+		// A file, an unavailable one, or one heed gave up on, is fetched
+		// again when it is older than the max age.
+		return now.Sub(e.FetchedAt) >= r.policy.MaxAge && (seq == 0 || e.refreshedFor != seq)
+	}
 }
 
 // Put installs an entry, as a durable crawl does when it resumes.
