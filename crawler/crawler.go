@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
@@ -86,6 +87,9 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 		return nil, fmt.Errorf("crawler: the User-Agent %q does not contain the product token %q; sites could not address heed in robots.txt", c.cfg.userAgent, agent)
 	}
 	if err := c.cfg.checkState(); err != nil {
+		return nil, err
+	}
+	if err := c.cfg.checkRedis(); err != nil {
 		return nil, err
 	}
 	c.stats = newStats(c.cfg.now)
@@ -165,6 +169,9 @@ type Summary struct {
 	// Interrupted reports that the crawl was stopped before its frontier
 	// was exhausted.
 	Interrupted bool
+	// Fleet is the whole crawl's counts for a crawl shared through Redis
+	// (WithRedis); nil otherwise. Stats and Skipped are this process's.
+	Fleet *FleetSummary
 	// State describes the crawl's state (WithState); nil without one. Its
 	// Job says whether the crawl is complete or paused, and the Stats and
 	// Skipped above then count every run of the job.
@@ -193,12 +200,25 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
 	return r.crawl(ctx, seeds)
 }
 
+// pacer is what a run needs of its pacer: the frontier's gate, the
+// politeness stage's slots, and the Crawl-delay from robots.txt. It is
+// politeness.Pacer in one process, redispacer.Pacer for a crawl shared
+// through Redis.
+type pacer interface {
+	frontier.Gate
+	middleware.Pacer
+	SetCrawlDelay(authority string, d time.Duration) error
+}
+
 // run is one crawl's wiring: the parts Run builds from the configuration.
 type run struct {
-	c      *Crawler
-	cfg    *config
-	stats  *Stats
-	front  frontier.Frontier
+	c     *Crawler
+	cfg   *config
+	stats *Stats
+	front frontier.Frontier
+	// pace paces the requests: pacer, the in-process pacer, or the
+	// fleet's pacer in Redis (then pacer is nil).
+	pace   pacer
 	pacer  *politeness.Pacer
 	robots *middleware.Robots
 	scope  *middleware.Scope
@@ -209,7 +229,10 @@ type run struct {
 	maps   *sitemapReader
 	budget *middleware.Budget
 	// state is the crawl's state, nil unless it is resumable (state.go).
-	state   *runState
+	state *runState
+	// fleet is the crawl shared through Redis, nil unless WithRedis
+	// (redis.go).
+	fleet   *fleet
 	follows follows
 
 	wg sync.WaitGroup
@@ -221,11 +244,14 @@ func (c *Crawler) newRun(seeds []string) (*run, error) {
 		return nil, err
 	}
 	r, err := c.wire(seeds, st)
+	if err != nil && r != nil && r.front != nil {
+		r.front.Close()
+	}
 	if err != nil && st != nil {
-		if r != nil && r.front != nil {
-			r.front.Close()
-		}
 		st.Close()
+	}
+	if err != nil && r != nil && r.fleet != nil {
+		r.fleet.close()
 	}
 	return r, err
 }
@@ -235,16 +261,25 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 	cfg := &c.cfg
 	r := &run{c: c, cfg: cfg, stats: c.stats, state: st}
 	r.skips = skiplog.NewWriter(cfg.skipOut, skiplog.WithClock(cfg.now))
-	pacer, err := politeness.New(
-		politeness.WithFloor(cfg.floor),
-		politeness.WithConcurrency(cfg.perHost),
-		politeness.WithMaxCrawlDelay(cfg.maxDelay),
-		politeness.WithLogger(cfg.logger),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
+	if cfg.redis != nil {
+		fl, err := openFleet(cfg)
+		if err != nil {
+			return nil, err
+		}
+		r.fleet, r.pace = fl, fleetPacer{Pacer: fl.pacer, fl: fl}
+	} else {
+		pacer, err := politeness.New(
+			politeness.WithFloor(cfg.floor),
+			politeness.WithConcurrency(cfg.perHost),
+			politeness.WithMaxCrawlDelay(cfg.maxDelay),
+			politeness.WithLogger(cfg.logger),
+		)
+		if err != nil {
+			return nil, fmt.Errorf("crawler: %w", err)
+		}
+		r.pacer, r.pace = pacer, pacer
 	}
-	r.pacer = pacer
+	var err error
 	domains := cfg.domains
 	if len(domains) == 0 {
 		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.urls...) {
@@ -255,6 +290,16 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 	}
 	r.scope = &middleware.Scope{Domains: domains, Include: cfg.include, Exclude: cfg.exclude, MaxDepth: cfg.maxDepth}
 	switch {
+	case r.fleet != nil:
+		// The gate is the fleet's pacer (redis.go).
+		r.front, err = r.fleet.openFrontier(
+			frontier.WithLeasesPerAuthority(cfg.perHost),
+			frontier.WithOrder(cfg.order),
+			frontier.WithAdmit(r.admitFleet),
+		)
+		if err != nil {
+			return r, err
+		}
 	case st != nil:
 		r.front, err = st.OpenFrontier(
 			frontier.WithGate(r.pacer),
@@ -277,7 +322,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 	}
 	r.down = newDownloader(cfg.userAgent, cfg.timeout, cfg.maxBody, cfg.transport)
 	r.down.stray = r.strayVisit
-	pace := middleware.Politeness(r.pacer)
+	pace := middleware.Politeness(r.pace)
 	policy := middleware.RobotsPolicy{
 		Agent:       c.agent,
 		MaxAge:      cfg.robotsMaxAge,
@@ -294,6 +339,11 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 	if st != nil {
 		policy.Save = func(rec *middleware.RobotsRecord) error { err := st.SaveRobots(rec); st.fail(err); return err }
 		budget.Save = st.SaveBudget
+	}
+	if r.fleet != nil {
+		policy.Shared = sharedRobots{r.fleet.robots}
+		policy.SharedLockTTL = cfg.timeout*6 + 10*time.Second // a fetch and its five redirects
+		policy.OnLoaded = r.robotsLoaded
 	}
 	r.robots = middleware.NewRobots(pace(r.down), policy)
 	r.budget = budget
@@ -320,10 +370,32 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 // counts the outcome.
 func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 	r.stats.robotsFetched(e)
-	if err := r.pacer.SetCrawlDelay(e.Authority, e.CrawlDelay()); err != nil {
-		r.cfg.logger.Warn("crawl-delay over the cap: authority excluded", "authority", e.Authority, "error", err)
+	if r.fleet != nil {
+		r.fleet.counters.named(robotsCounter+e.State.String(), 1)
 	}
+	r.applyCrawlDelay(e)
 	r.maps.discover(e)
+}
+
+// robotsLoaded takes in a robots.txt another process of a shared crawl
+// fetched: its Crawl-delay is set again, in case that process stopped
+// before it could, and its sitemaps are discovered (pushes of URLs
+// already queued are duplicates).
+func (r *run) robotsLoaded(e *middleware.RobotsEntry) {
+	r.stats.robotsRestored(e)
+	r.applyCrawlDelay(e)
+	r.maps.discover(e)
+}
+
+func (r *run) applyCrawlDelay(e *middleware.RobotsEntry) {
+	err := r.pace.SetCrawlDelay(e.Authority, e.CrawlDelay())
+	var tooLong *politeness.DelayTooLongError
+	switch {
+	case errors.As(err, &tooLong):
+		r.cfg.logger.Warn("crawl-delay over the cap: authority excluded", "authority", e.Authority, "error", err)
+	case err != nil:
+		r.cfg.logger.Error("crawl-delay not recorded", "authority", e.Authority, "error", err)
+	}
 }
 
 func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
@@ -334,6 +406,9 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 			r.state.Close()
 			return Summary{}, fmt.Errorf("crawler: resume from the state: %w", err)
 		}
+	}
+	if r.fleet != nil {
+		r.fleet.start(ctx)
 	}
 	r.c.hooks.started(r.c)
 	var pages []*frontier.Request
@@ -351,7 +426,9 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	r.wg.Wait()
 
 	interrupted := ctx.Err() != nil
-	if interrupted && r.state == nil {
+	// A resumable crawl pauses, and a process of a shared crawl leaves
+	// its queue to the others: only a crawl of its own is drained.
+	if interrupted && r.state == nil && r.fleet == nil {
 		r.drain(work)
 	}
 	r.stats.finish()
@@ -363,6 +440,10 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	sum := Summary{Stats: r.stats.Snapshot(), Skipped: r.skips.Summary(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
 	if r.state != nil {
 		sum.Skipped, sum.State = r.state.Skips().Summary(), r.state.info(sum.Stats)
+	}
+	if r.fleet != nil {
+		r.fleet.close()
+		sum.Fleet = r.fleet.summary()
 	}
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
@@ -437,6 +518,9 @@ func (r *run) handle(resp *middleware.Response) {
 		return
 	}
 	r.stats.fetched(req.Authority(), resp.Status, len(resp.Body))
+	if r.fleet != nil {
+		r.fleet.counters.fetched(req.Authority(), resp.Status, len(resp.Body))
+	}
 	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
 		r.redirect(resp)
 		return
@@ -467,13 +551,16 @@ func (r *run) pushed(req *frontier.Request, res frontier.PushResult, err error) 
 	case frontier.Duplicate:
 		r.stats.duplicate()
 	default:
+		if errors.Is(err, errRecorded) {
+			return // the admission wrote its record (redis.go)
+		}
 		var rec *skiplog.Record
 		if !errors.As(err, &rec) {
 			rec = &skiplog.Record{URL: req.URL, Reason: skiplog.InvalidURL, Depth: req.Depth, Referrer: req.Referrer}
 			if err != nil {
 				rec.Err = err.Error()
 			}
-			if errors.Is(err, frontier.ErrClosed) {
+			if errors.Is(err, frontier.ErrClosed) || errors.Is(err, errNotQueued) {
 				rec.Reason = skiplog.Interrupted
 			}
 		}
@@ -492,6 +579,9 @@ func (r *run) skip(rec *skiplog.Record) {
 		return // the URL has its record, from this run or an earlier one
 	}
 	r.stats.skipped(rec)
+	if r.fleet != nil {
+		r.fleet.counters.skipped(rec)
+	}
 	r.c.hooks.skipped(rec)
 }
 

@@ -43,6 +43,7 @@ type config struct {
 	order     frontier.Order
 	stateDir  string // see state.go
 	state     State
+	redis     *redisConfig // see redis.go
 	transport http.RoundTripper
 	skipOut   io.Writer
 	itemOut   io.Writer

@@ -1,0 +1,128 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// robotsCounter prefixes the crawl-wide counters of robots.txt outcomes.
+const robotsCounter = "robots:"
+
+// counterFlushEvery is how often a process adds its counts to the
+// crawl's.
+const counterFlushEvery = 250 * time.Millisecond
+
+// fleetCounters adds this process's counts to the crawl-wide counters in
+// Redis, off the workers' path: events are queued in memory and written
+// by one goroutine, kept while Redis is unreachable, and written at the
+// end of the run.
+type fleetCounters struct {
+	c  *redisfrontier.Counters
+	fl *fleet
+
+	mu      sync.Mutex
+	pending []counterEvent
+}
+
+type counterEvent struct {
+	kind      byte // 'f' fetched, 's' skipped, 'n' named
+	authority string
+	status    int
+	n         int64  // bytes, or the named counter's increment
+	name      string // the skip reason, or the named counter
+}
+
+func newFleetCounters(c *redisfrontier.Counters, fl *fleet) *fleetCounters {
+	return &fleetCounters{c: c, fl: fl}
+}
+
+func (fc *fleetCounters) add(e counterEvent) {
+	fc.mu.Lock()
+	fc.pending = append(fc.pending, e)
+	fc.mu.Unlock()
+}
+
+func (fc *fleetCounters) fetched(authority string, status, bytes int) {
+	fc.add(counterEvent{kind: 'f', authority: authority, status: status, n: int64(bytes)})
+}
+
+func (fc *fleetCounters) skipped(rec *skiplog.Record) {
+	fc.add(counterEvent{kind: 's', authority: rec.Authority, name: string(rec.Reason)})
+}
+
+func (fc *fleetCounters) named(name string, n int64) {
+	fc.add(counterEvent{kind: 'n', name: name, n: n})
+}
+
+// run writes the queued events every counterFlushEvery until ctx ends.
+func (fc *fleetCounters) run(ctx context.Context) {
+	defer fc.fl.bg.Done()
+	t := time.NewTicker(counterFlushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fc.flush(ctx)
+	}
+}
+
+// flush writes the queued events in order; those it could not write stay
+// queued, first.
+func (fc *fleetCounters) flush(ctx context.Context) error {
+	fc.mu.Lock()
+	batch := fc.pending
+	fc.pending = nil
+	fc.mu.Unlock()
+	for i, e := range batch {
+		var err error
+		switch e.kind {
+		case 'f':
+			err = fc.c.Fetched(ctx, e.authority, e.status, e.n)
+		case 's':
+			err = fc.c.Skipped(ctx, e.authority, e.name)
+		case 'n':
+			err = fc.c.Add(ctx, e.name, e.n)
+		}
+		if err != nil {
+			fc.mu.Lock()
+			fc.pending = append(batch[i:len(batch):len(batch)], fc.pending...)
+			fc.mu.Unlock()
+			if !errors.Is(err, redisfrontier.ErrUnavailable) && ctx.Err() == nil {
+				fc.fl.log.Error("crawl-wide counters not updated", "error", err.Error())
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// flushAll writes what is queued at the end of a run, trying for at most
+// d; what is left is logged as lost from the crawl-wide counts (this
+// process's own statistics still have it).
+func (fc *fleetCounters) flushAll(d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	for ctx.Err() == nil {
+		if fc.flush(ctx) == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	fc.mu.Lock()
+	n := len(fc.pending)
+	fc.mu.Unlock()
+	if n > 0 {
+		fc.fl.log.Error("redis unavailable at the end of the run: crawl-wide counts miss this process's last events", "events", n)
+	}
+}

@@ -1,0 +1,134 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/politeness/redispacer"
+)
+
+// errNotQueued is wrapped by the error of a Push that a stopping process
+// gave up on while Redis was unreachable: the URL was not queued, and is
+// skip-logged as interrupted so that it is still accounted for.
+var errNotQueued = errors.New("not queued: redis unavailable while the process stopped")
+
+// fleetFrontier is the Redis frontier as a crawl process uses it: a call
+// that fails because Redis is unreachable is made again, after a wait,
+// instead of failing the request it carries, so that a Redis outage or
+// restart costs time, not URLs. Only a stopping process gives up, after
+// one more retry budget.
+type fleetFrontier struct {
+	*redisfrontier.Frontier
+	fl *fleet
+}
+
+// retry runs call until it does not fail for want of Redis, the process
+// stops (then giving up after one more failed call), or ctx ends.
+func (w *fleetFrontier) retry(ctx context.Context, op string, call func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := call()
+		if !errors.Is(err, redisfrontier.ErrUnavailable) {
+			return err
+		}
+		if w.fl.isStopping() && attempt > 0 {
+			return err
+		}
+		if werr := w.fl.unavailable(ctx, op, attempt, err); werr != nil {
+			return err
+		}
+	}
+}
+
+// Push queues req, waiting for Redis as long as the process runs: a
+// discovered link is never turned into a skip for want of Redis.
+func (w *fleetFrontier) Push(ctx context.Context, req *frontier.Request) (frontier.PushResult, error) {
+	var res frontier.PushResult
+	err := w.retry(ctx, "push", func() error {
+		var err error
+		res, err = w.Frontier.Push(ctx, req)
+		return err
+	})
+	if errors.Is(err, redisfrontier.ErrUnavailable) {
+		return frontier.Rejected, fmt.Errorf("%w: %w", errNotQueued, err)
+	}
+	return res, err
+}
+
+// Next waits for Redis as long as ctx lasts: a worker does not stop
+// because Redis is restarting.
+func (w *fleetFrontier) Next(ctx context.Context) (*frontier.Request, error) {
+	for attempt := 0; ; attempt++ {
+		req, err := w.Frontier.Next(ctx)
+		if !errors.Is(err, redisfrontier.ErrUnavailable) {
+			return req, err
+		}
+		if werr := w.fl.unavailable(ctx, "next", attempt, err); werr != nil {
+			return nil, werr
+		}
+	}
+}
+
+// Done ends the lease, waiting for Redis; the lease is renewed meanwhile.
+func (w *fleetFrontier) Done(ctx context.Context, req *frontier.Request) error {
+	return w.retry(ctx, "done", func() error { return w.Frontier.Done(ctx, req) })
+}
+
+// Retry puts the request back, waiting for Redis. A lease that expired
+// meanwhile was put back by the frontier already: that is logged, not an
+// error, since another process will fetch the request.
+func (w *fleetFrontier) Retry(ctx context.Context, req *frontier.Request, notBefore time.Time) error {
+	err := w.retry(ctx, "retry", func() error { return w.Frontier.Retry(ctx, req, notBefore) })
+	if errors.Is(err, redisfrontier.ErrLeaseLost) {
+		w.fl.log.Warn("lease lost while the request was out; it is back in the queue for another process", "url", req.URL)
+		return nil
+	}
+	return err
+}
+
+// Stats answers at once from the crawl's queue sizes, read in the
+// background: Queued and Leased only. The crawler's statistics call it
+// under their lock, so it must not wait for Redis, and the frontier's own
+// Stats reads every authority.
+func (w *fleetFrontier) Stats() frontier.Stats {
+	q, l := w.fl.sizes()
+	return frontier.Stats{Queued: q, Leased: l}
+}
+
+// fleetPacer is the fleet-wide pacer as the politeness stage and the
+// robots stage use it: Redis being unreachable defers a request instead of
+// failing it, and a Crawl-delay is recorded whatever it takes.
+type fleetPacer struct {
+	*redispacer.Pacer
+	fl *fleet
+}
+
+// TryAcquire books a start; when Redis cannot be reached, it books
+// nothing and asks for a retry in a second, so that the request is
+// deferred, not skip-logged as a fetch error.
+func (p fleetPacer) TryAcquire(authority string) (bool, time.Time, error) {
+	ok, at, err := p.Pacer.TryAcquire(authority)
+	if errors.Is(err, redisfrontier.ErrUnavailable) {
+		p.fl.log.Warn("redis unavailable: request deferred, nothing booked", "authority", authority, "error", err.Error())
+		return false, time.Now().Add(time.Second), nil
+	}
+	return ok, at, err
+}
+
+// SetCrawlDelay records the Crawl-delay for the fleet, waiting for Redis
+// while the process runs: a Crawl-delay lost would let the fleet pace the
+// authority by the floor alone.
+func (p fleetPacer) SetCrawlDelay(authority string, d time.Duration) error {
+	for attempt := 0; ; attempt++ {
+		err := p.Pacer.SetCrawlDelay(authority, d)
+		if !errors.Is(err, redisfrontier.ErrUnavailable) || (p.fl.isStopping() && attempt > 0) {
+			return err
+		}
+		if werr := p.fl.unavailable(context.Background(), "crawl-delay", attempt, err); werr != nil {
+			return err
+		}
+	}
+}
