@@ -65,6 +65,7 @@ type redisConfig struct {
 	crawlID  string
 	lease    time.Duration
 	retryFor time.Duration
+	logger   *slog.Logger
 }
 
 // WithRedis makes the crawler one process of the crawl named crawlID in
@@ -96,6 +97,13 @@ func WithRedisLeaseTimeout(d time.Duration) RedisOption {
 // for as long as it runs; this only sets how often it says so.
 func WithRedisRetryFor(d time.Duration) RedisOption {
 	return func(c *redisConfig) { c.retryFor = d }
+}
+
+// WithRedisLogger sets the logger for what the shared crawl has to say:
+// Redis becoming unreachable and reachable again, what the process does
+// meanwhile, lost leases (default: the crawler's logger, WithLogger).
+func WithRedisLogger(l *slog.Logger) RedisOption {
+	return func(c *redisConfig) { c.logger = l }
 }
 
 var crawlIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
@@ -170,8 +178,12 @@ type fleet struct {
 // openFrontier, with the run's options.
 func openFleet(cfg *config) (*fleet, error) {
 	rc := cfg.redis
+	log := rc.logger
+	if log == nil {
+		log = cfg.logger
+	}
 	store, err := redisfrontier.NewStore(rc.client, RedisPrefix(rc.crawlID),
-		redisfrontier.WithLogger(cfg.logger), redisfrontier.WithRetryFor(rc.retryFor))
+		redisfrontier.WithLogger(log), redisfrontier.WithRetryFor(rc.retryFor))
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
@@ -180,12 +192,12 @@ func openFleet(cfg *config) (*fleet, error) {
 		redispacer.WithConcurrency(cfg.perHost),
 		redispacer.WithMaxCrawlDelay(cfg.maxDelay),
 		redispacer.WithSlotTimeout(rc.lease),
-		redispacer.WithLogger(cfg.logger),
+		redispacer.WithLogger(log),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
-	f := &fleet{cfg: rc, log: cfg.logger, store: store, pacer: pacer,
+	f := &fleet{cfg: rc, log: log, store: store, pacer: pacer,
 		robots: redisfrontier.NewRobotsCache(store), stop: make(chan struct{})}
 	f.counters = newFleetCounters(redisfrontier.NewCounters(store), f)
 	return f, nil

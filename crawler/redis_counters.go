@@ -18,9 +18,11 @@ const robotsCounter = "robots:"
 const counterFlushEvery = 250 * time.Millisecond
 
 // fleetCounters adds this process's counts to the crawl-wide counters in
-// Redis, off the workers' path: events are queued in memory and written
-// by one goroutine, kept while Redis is unreachable, and written at the
-// end of the run.
+// Redis. An event is written at once, by the worker that handles the
+// request and before its lease ends, so that when the crawl is exhausted
+// every process's counts are in and the last process to stop reports them
+// all. An event that cannot be written (Redis unreachable) is queued in
+// memory and written by a background goroutine, and at the end of the run.
 type fleetCounters struct {
 	c  *redisfrontier.Counters
 	fl *fleet
@@ -43,8 +45,25 @@ func newFleetCounters(c *redisfrontier.Counters, fl *fleet) *fleetCounters {
 
 func (fc *fleetCounters) add(e counterEvent) {
 	fc.mu.Lock()
+	queued := len(fc.pending) > 0
+	fc.mu.Unlock()
+	if !queued && fc.write(context.Background(), e) == nil {
+		return
+	}
+	fc.mu.Lock()
 	fc.pending = append(fc.pending, e)
 	fc.mu.Unlock()
+}
+
+func (fc *fleetCounters) write(ctx context.Context, e counterEvent) error {
+	switch e.kind {
+	case 'f':
+		return fc.c.Fetched(ctx, e.authority, e.status, e.n)
+	case 's':
+		return fc.c.Skipped(ctx, e.authority, e.name)
+	default:
+		return fc.c.Add(ctx, e.name, e.n)
+	}
 }
 
 func (fc *fleetCounters) fetched(authority string, status, bytes int) {
@@ -82,16 +101,7 @@ func (fc *fleetCounters) flush(ctx context.Context) error {
 	fc.pending = nil
 	fc.mu.Unlock()
 	for i, e := range batch {
-		var err error
-		switch e.kind {
-		case 'f':
-			err = fc.c.Fetched(ctx, e.authority, e.status, e.n)
-		case 's':
-			err = fc.c.Skipped(ctx, e.authority, e.name)
-		case 'n':
-			err = fc.c.Add(ctx, e.name, e.n)
-		}
-		if err != nil {
+		if err := fc.write(ctx, e); err != nil {
 			fc.mu.Lock()
 			fc.pending = append(batch[i:len(batch):len(batch)], fc.pending...)
 			fc.mu.Unlock()

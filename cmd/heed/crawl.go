@@ -42,6 +42,7 @@ type crawlFlags struct {
 	skiplogSet bool // --skiplog was given (on the command line or in --config)
 	job        jobFlags
 	sm         sitemapFlags // see inventory.go
+	fleet      fleetFlags   // see redis.go; heed crawl only
 }
 
 func (f *crawlFlags) register(cmd *cobra.Command) {
@@ -129,10 +130,20 @@ With --state DIR the crawl is a job that survives: its queue, robots.txt
 files, pacing, budget, statistics and skip log live in DIR. Ctrl-C pauses it
 (queued URLs stay queued), a crash or kill -9 loses nothing queued and no
 skip-log record, and running the same command again resumes it, appending to
---out (JSON Lines or CSV). heed status --state DIR shows its progress.`,
+--out (JSON Lines or CSV). heed status --state DIR shows its progress.
+
+With --redis URL the crawl is shared by several heed processes, on one
+machine or many: start the same command in each (or give each the same
+--crawl-id). They share one queue, one robots.txt cache and the pacing, so
+every host is paced across the whole fleet. Each process writes its own
+skip log (merge them with heed skiplog merge) and prints the crawl-wide
+counts when it stops. Ctrl-C stops one process: the others carry on with
+its queue, and a process that dies leaves its requests to them after
+--lease-timeout.`,
 		Example: `  heed crawl https://example.com/ --agent ExampleBot --out pages.jsonl --skiplog skipped.jsonl
   heed crawl --config crawl.yaml --out pages.csv.gz --metrics 127.0.0.1:9090 --stats-interval 1m
-  heed crawl https://example.com/ --agent ExampleBot --state job1 --out pages.jsonl   # run again to resume`,
+  heed crawl https://example.com/ --agent ExampleBot --state job1 --out pages.jsonl   # run again to resume
+  heed crawl https://example.com/ --agent ExampleBot --redis redis://10.0.0.5:6379/0 --crawl-id news   # on each machine`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args, err := f.job.applyConfig(cmd, args)
 			if err != nil {
@@ -149,6 +160,7 @@ skip-log record, and running the same command again resumes it, appending to
 		},
 	}
 	f.register(cmd)
+	f.fleet.register(cmd)
 	return cmd
 }
 
@@ -160,6 +172,11 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 		return err
 	}
 	opts = append(opts, extra...)
+	closeFleet, err := f.setupFleet(seeds, &opts, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeFleet()
 	var skipFile *os.File
 	if f.state != "" {
 		if f.skiplogSet {
@@ -221,12 +238,17 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 	switch {
 	case sum.State != nil:
 		stateOutcome(stdout, f.state, sum)
+	case sum.Fleet != nil && sum.Interrupted:
+		fmt.Fprintln(stdout, "process stopped: its requests in flight finished; the URLs still queued stay queued for the other processes")
 	case sum.Interrupted:
 		fmt.Fprintln(stdout, "crawl interrupted: URLs still queued are in the skip log as interrupted")
 	}
 	sum.Stats.Format(stdout)
 	sum.Skipped.Format(stdout)
 	sum.Sitemaps.Format(stdout)
+	if sum.Fleet != nil {
+		sum.Fleet.Format(stdout)
+	}
 	if f.state != "" {
 		fmt.Fprintf(stdout, "skip log: %s\n", filepath.Join(f.state, "skipped.jsonl"))
 	} else if f.skiplog != "" {
