@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/heedcrawl/heed/frontier/internal/sched"
 )
 
 // ErrNotLeased is wrapped by the error Done and Retry return for a request
@@ -42,12 +44,9 @@ type Memory struct {
 	mu      sync.Mutex
 	closed  bool
 	seq     uint64 // last Seq assigned
-	turn    uint64 // last round-robin turn given out
 	seen    map[Fingerprint]struct{}
 	auths   map[string]*authority // authorities with requests queued or leased
 	leases  map[uint64]lease      // by Seq
-	ready   authHeap
-	waiting authHeap
 	queued  int
 	dups    int
 	rejects int
@@ -55,7 +54,9 @@ type Memory struct {
 	// still add work, so the frontier is not exhausted meanwhile.
 	admitting int
 
-	wait waitState
+	// sched holds the ready and waiting heaps, the leases and holds per
+	// authority, and the blocked Next calls.
+	sched *sched.Scheduler[*authority]
 }
 
 // lease is a request handed out by Next, with its authority.
@@ -68,15 +69,38 @@ var _ Frontier = (*Memory)(nil)
 
 // NewMemory returns an empty in-memory frontier configured by opts.
 func NewMemory(opts ...Option) *Memory {
-	cfg := NewConfig(opts...)
-	return &Memory{
-		cfg:     cfg,
-		seen:    make(map[Fingerprint]struct{}),
-		auths:   make(map[string]*authority),
-		leases:  make(map[uint64]lease),
-		ready:   authHeap{order: cfg.Order},
-		waiting: authHeap{byTime: true},
+	m := &Memory{
+		cfg:    NewConfig(opts...),
+		seen:   make(map[Fingerprint]struct{}),
+		auths:  make(map[string]*authority),
+		leases: make(map[uint64]lease),
 	}
+	m.sched = sched.New[*authority](schedParams(&m.mu, m.cfg, m.usable, m.exhausted))
+	return m
+}
+
+// schedParams returns the scheduler's parameters for a frontier with the
+// given lock, configuration and state checks.
+func schedParams(mu sync.Locker, cfg Config, usable func() error, exhausted func() bool) sched.Params {
+	return sched.Params{
+		Lock:         mu,
+		Gate:         cfg.Gate,
+		Leases:       cfg.LeasesPerAuthority,
+		DepthFirst:   cfg.Order == DepthFirst,
+		Now:          cfg.Now,
+		AfterFunc:    cfg.AfterFunc,
+		Usable:       usable,
+		Exhausted:    exhausted,
+		ErrExhausted: ErrExhausted,
+	}
+}
+
+// usable returns ErrClosed after Close.
+func (m *Memory) usable() error {
+	if m.closed {
+		return ErrClosed
+	}
+	return nil
 }
 
 // Push canonicalises req.URL and sets it to the canonical form, drops the
@@ -121,7 +145,7 @@ func (m *Memory) Push(_ context.Context, req *Request) (PushResult, error) {
 		if err := m.admit(req); err != nil {
 			m.rejects++
 			if m.exhausted() {
-				m.broadcast()
+				m.sched.Broadcast()
 			}
 			return Rejected, err
 		}
@@ -157,38 +181,14 @@ func (m *Memory) enqueue(req *Request, name string) {
 	a := m.auths[name]
 	if a == nil {
 		// Clone: name points into the first URL, which may be long.
-		a = &authority{name: strings.Clone(name)}
-		m.turn++
-		a.turn = m.turn
-		m.auths[a.name] = a
+		a = &authority{Slot: sched.Slot{Name: strings.Clone(name)}}
+		m.sched.Join(a)
+		m.auths[a.Name] = a
 	}
 	a.push(req, m.cfg.Order)
 	m.queued++
-	if m.ready.has(a) {
-		m.ready.fix(a) // the new request may be the new head
-	} else if !m.waiting.has(a) {
-		m.place(a)
-	}
-	m.kick()
-}
-
-// place puts an authority that is in neither heap into the one it belongs
-// to, if any: it needs a queued request and a free lease, and waits while
-// its hold lasts. The Gate is asked only when the authority reaches the top
-// of the ready heap.
-func (m *Memory) place(a *authority) {
-	if a.queued() == 0 || a.leased >= m.cfg.LeasesPerAuthority {
-		return
-	}
-	if !a.hold.IsZero() {
-		if a.hold.After(m.cfg.Now()) {
-			a.at = a.hold
-			m.waiting.push(a)
-			return
-		}
-		a.hold = time.Time{}
-	}
-	m.ready.push(a)
+	m.sched.Add(a) // the new request may be the new head
+	m.sched.Kick()
 }
 
 // Next leases the best request whose authority is ready: the authority is
@@ -201,53 +201,16 @@ func (m *Memory) place(a *authority) {
 // queued, leased or being admitted by a Push, ErrClosed after Close, or the
 // context's error.
 func (m *Memory) Next(ctx context.Context) (*Request, error) {
+	var req *Request
 	m.mu.Lock()
-	var w *waiter
-	for {
-		if m.closed {
-			m.mu.Unlock()
-			return nil, ErrClosed
-		}
-		if err := ctx.Err(); err != nil {
-			m.kick() // in case this waiter was signalled: pass it on
-			m.mu.Unlock()
-			return nil, err
-		}
-		if req := m.take(); req != nil {
-			// Pass the word on if more is ready than waiters were told.
-			m.kick()
-			m.mu.Unlock()
-			return req, nil
-		}
-		if m.exhausted() {
-			m.broadcast()
-			m.mu.Unlock()
-			return nil, ErrExhausted
-		}
-		if w == nil {
-			w = &waiter{ch: make(chan struct{}, 1)}
-		}
-		m.wait.list.pushBack(w)
-		m.kick() // arms the timer for the earliest waiting authority
-		m.mu.Unlock()
-
-		select {
-		case <-w.ch:
-			m.mu.Lock()
-			m.wait.signalled--
-		case <-ctx.Done():
-			m.mu.Lock()
-			if w.listed {
-				m.wait.list.remove(w)
-			} else {
-				// Signalled and leaving: hand the signal to another waiter.
-				m.wait.signalled--
-				m.kick()
-			}
-			m.mu.Unlock()
-			return nil, ctx.Err()
-		}
+	err := m.sched.Next(ctx, func() (bool, error) {
+		req = m.take()
+		return req != nil, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return req, nil
 }
 
 // exhausted reports whether nothing is queued, leased or being admitted.
@@ -257,53 +220,15 @@ func (m *Memory) exhausted() bool {
 
 // take leases the best ready request, or returns nil.
 func (m *Memory) take() *Request {
-	if m.ready.len() == 0 && m.waiting.len() == 0 {
+	a, ok := m.sched.Take()
+	if !ok {
 		return nil
 	}
-	now := m.cfg.Now()
-	for m.waiting.len() > 0 {
-		a := m.waiting.top()
-		if a.at.After(now) {
-			break
-		}
-		m.waiting.remove(a)
-		m.ready.push(a) // the Gate is asked below, when a reaches the top
-	}
-	for m.ready.len() > 0 {
-		a := m.ready.top()
-		if t := m.readyAt(a); t.After(now) {
-			m.ready.remove(a)
-			a.at = t
-			m.waiting.push(a)
-			continue
-		}
-		a.hold = time.Time{}
-		req := a.pop(m.cfg.Order)
-		m.queued--
-		a.leased++
-		m.leases[req.Seq] = lease{req: req, a: a}
-		m.turn++
-		a.turn = m.turn
-		if a.queued() > 0 && a.leased < m.cfg.LeasesPerAuthority {
-			m.ready.fix(a)
-		} else {
-			m.ready.remove(a)
-		}
-		return req
-	}
-	return nil
-}
-
-// readyAt returns when a may next be handed out: its hold or its Gate
-// time, whichever is later.
-func (m *Memory) readyAt(a *authority) time.Time {
-	t := a.hold
-	if m.cfg.Gate != nil {
-		if g := m.cfg.Gate.ReadyAt(a.name); g.After(t) {
-			t = g
-		}
-	}
-	return t
+	req := a.pop(m.cfg.Order)
+	m.queued--
+	m.leases[req.Seq] = lease{req: req, a: a}
+	m.sched.Served(a)
+	return req
 }
 
 // Done ends the lease of req (matched by Seq and URL). It returns an error
@@ -315,7 +240,9 @@ func (m *Memory) Done(_ context.Context, req *Request) error {
 	if err != nil {
 		return err
 	}
-	m.release(l.a)
+	if m.sched.Release(l.a) {
+		delete(m.auths, l.a.Name)
+	}
 	return nil
 }
 
@@ -330,15 +257,9 @@ func (m *Memory) Retry(_ context.Context, req *Request, notBefore time.Time) err
 	if err != nil {
 		return err
 	}
-	a := l.a
-	if notBefore.After(a.hold) {
-		a.hold = notBefore
-	}
-	a.pushFront(req)
+	l.a.pushFront(req)
 	m.queued++
-	m.ready.remove(a)
-	m.waiting.remove(a)
-	m.release(a)
+	m.sched.Requeue(l.a, notBefore)
 	return nil
 }
 
@@ -354,22 +275,7 @@ func (m *Memory) endLease(req *Request) (lease, error) {
 		return lease{}, fmt.Errorf("%w: %s (seq %d)", ErrNotLeased, req.URL, req.Seq)
 	}
 	delete(m.leases, req.Seq)
-	l.a.leased--
 	return l, nil
-}
-
-// release re-schedules a after one of its leases ended, and wakes waiters.
-func (m *Memory) release(a *authority) {
-	if a.queued() == 0 && a.leased == 0 {
-		delete(m.auths, a.name)
-	} else if !m.ready.has(a) && !m.waiting.has(a) {
-		m.place(a)
-	}
-	if m.exhausted() {
-		m.broadcast() // every waiter returns ErrExhausted
-		return
-	}
-	m.kick()
 }
 
 // Drain removes every queued request and passes each to fn (nil fn: they
@@ -385,7 +291,7 @@ func (m *Memory) Drain(_ context.Context, fn func(*Request)) error {
 	}
 	names := make([]string, 0, len(m.auths))
 	for name, a := range m.auths {
-		if a.queued() > 0 {
+		if a.Queued() > 0 {
 			names = append(names, name)
 		}
 	}
@@ -393,18 +299,17 @@ func (m *Memory) Drain(_ context.Context, fn func(*Request)) error {
 	out := make([]*Request, 0, m.queued)
 	for _, name := range names {
 		a := m.auths[name]
-		for a.queued() > 0 {
+		for a.Queued() > 0 {
 			out = append(out, a.pop(m.cfg.Order))
 		}
-		m.ready.remove(a)
-		m.waiting.remove(a)
-		if a.leased == 0 {
+		m.sched.Remove(a)
+		if a.Leased == 0 {
 			delete(m.auths, name)
 		}
 	}
 	m.queued = 0
 	if m.exhausted() {
-		m.broadcast()
+		m.sched.Broadcast()
 	}
 	m.mu.Unlock()
 
@@ -430,7 +335,7 @@ func (m *Memory) Stats() Stats {
 		ByAuthority: make(map[string]int),
 	}
 	for name, a := range m.auths {
-		if n := a.queued(); n > 0 {
+		if n := a.Queued(); n > 0 {
 			s.ByAuthority[name] = n
 		}
 	}
@@ -446,7 +351,6 @@ func (m *Memory) Close() error {
 		return nil
 	}
 	m.closed = true
-	m.stopTimer()
-	m.broadcast()
+	m.sched.Close()
 	return nil
 }

@@ -134,10 +134,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func (m *Memory) waiterCount() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n := 0
-	for w := m.wait.list.head; w != nil; w = w.next {
-		n++
-	}
+	_, _, n := m.sched.Len()
 	return n
 }
 
@@ -214,7 +211,9 @@ func TestMemoryGateMovesLaterOnManualClock(t *testing.T) {
 	waitFor(t, "the waiter to sleep again", func() bool {
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		return m.waiting.len() == 1 && m.waiting.top().at.Equal(start.Add(3*time.Minute)) && m.wait.list.head != nil
+		_, waiting, waiters := m.sched.Len()
+		at, _ := m.sched.NextReady()
+		return waiting == 1 && at.Equal(start.Add(3*time.Minute)) && waiters != 0
 	})
 	select {
 	case r := <-res:
@@ -264,9 +263,7 @@ func TestMemoryPushWakesOneWaiter(t *testing.T) {
 	}
 	waitFor(t, "waiters to block", func() bool { return m.waiterCount() == n })
 	mustPush(t, m, "http://b.example/1")
-	m.mu.Lock()
-	woken := n - m.wait.list.len()
-	m.mu.Unlock()
+	woken := n - m.waiterCount()
 	if woken > 1 {
 		t.Errorf("one Push woke %d waiters", woken)
 	}
@@ -300,14 +297,6 @@ func TestMemoryPushWakesOneWaiter(t *testing.T) {
 			}
 		}
 	}
-}
-
-func (l *waitList) len() int {
-	n := 0
-	for w := l.head; w != nil; w = w.next {
-		n++
-	}
-	return n
 }
 
 // Next is not O(authorities): with 100,000 authorities waiting on the
@@ -360,8 +349,8 @@ func TestMemoryForgetsIdleAuthorities(t *testing.T) {
 		r, _ := m.Next(ctx)
 		m.Done(ctx, r)
 	}
-	if len(m.auths) != 0 || m.ready.len() != 0 || m.waiting.len() != 0 {
-		t.Errorf("after all Done: %d authorities, %d ready, %d waiting", len(m.auths), m.ready.len(), m.waiting.len())
+	if ready, waiting, _ := m.sched.Len(); len(m.auths) != 0 || ready != 0 || waiting != 0 {
+		t.Errorf("after all Done: %d authorities, %d ready, %d waiting", len(m.auths), ready, waiting)
 	}
 }
 

@@ -1,26 +1,17 @@
 package frontier
 
-import "time"
+import "github.com/heedcrawl/heed/frontier/internal/sched"
 
-// authority is one authority's queue and scheduling state in a Memory.
+// authority is one authority's queue in a Memory, and its scheduling
+// state, which it shares with the durable frontier's (see package sched).
 type authority struct {
-	name  string
+	sched.Slot
 	front []*Request // retried requests; the last one is the head
 	queue []*Request // binary heap ordered by Config.Order
-
-	leased int       // requests handed out and not yet Done or Retried
-	hold   time.Time // not handed out before (from Retry)
-	at     time.Time // when it is next ready, while in the waiting heap
-	turn   uint64    // last time served, for round-robin among equals
-
-	// The head request's priority and depth, kept here so that ordering
-	// the ready heap does not chase a pointer per comparison.
-	headPriority, headDepth int
-
-	readyPos, waitPos int // 1 + index in the ready and waiting heaps; 0: absent
 }
 
-func (a *authority) queued() int { return len(a.front) + len(a.queue) }
+// Queued returns how many requests a has queued.
+func (a *authority) Queued() int { return len(a.front) + len(a.queue) }
 
 func (a *authority) head() *Request {
 	if n := len(a.front); n > 0 {
@@ -31,9 +22,9 @@ func (a *authority) head() *Request {
 
 // noteHead caches the head's key; call it after every change of the queue.
 func (a *authority) noteHead() {
-	if a.queued() > 0 {
+	if a.Queued() > 0 {
 		h := a.head()
-		a.headPriority, a.headDepth = h.Priority, h.Depth
+		a.SetHead(h.Priority, h.Depth)
 	}
 }
 
@@ -97,119 +88,4 @@ func (a *authority) pop(o Order) *Request {
 	a.queue = q
 	a.noteHead()
 	return r
-}
-
-// authHeap is a binary heap of authorities that knows each one's position,
-// so that an authority whose head changed can be fixed or removed in
-// O(log n). The ready heap orders by head request, the waiting heap by time.
-type authHeap struct {
-	items  []*authority
-	byTime bool // the waiting heap
-	order  Order
-}
-
-func (h *authHeap) len() int              { return len(h.items) }
-func (h *authHeap) top() *authority       { return h.items[0] }
-func (h *authHeap) has(a *authority) bool { return *h.pos(a) != 0 }
-
-func (h *authHeap) pos(a *authority) *int {
-	if h.byTime {
-		return &a.waitPos
-	}
-	return &a.readyPos
-}
-
-// less orders the ready heap by the head requests' priority and depth, and
-// authorities whose heads tie by when they were last served (round-robin);
-// the waiting heap by ready time.
-func (h *authHeap) less(a, b *authority) bool {
-	if h.byTime {
-		return a.at.Before(b.at)
-	}
-	if a.headPriority != b.headPriority {
-		return a.headPriority > b.headPriority
-	}
-	if a.headDepth != b.headDepth {
-		if h.order == DepthFirst {
-			return a.headDepth > b.headDepth
-		}
-		return a.headDepth < b.headDepth
-	}
-	return a.turn < b.turn
-}
-
-func (h *authHeap) swap(i, j int) {
-	h.items[i], h.items[j] = h.items[j], h.items[i]
-	*h.pos(h.items[i]) = i + 1
-	*h.pos(h.items[j]) = j + 1
-}
-
-func (h *authHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(h.items[i], h.items[p]) {
-			break
-		}
-		h.swap(i, p)
-		i = p
-	}
-}
-
-func (h *authHeap) down(i int) bool {
-	start := i
-	n := len(h.items)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h.less(h.items[r], h.items[l]) {
-			m = r
-		}
-		if !h.less(h.items[m], h.items[i]) {
-			break
-		}
-		h.swap(i, m)
-		i = m
-	}
-	return i > start
-}
-
-func (h *authHeap) push(a *authority) {
-	h.items = append(h.items, a)
-	*h.pos(a) = len(h.items)
-	h.up(len(h.items) - 1)
-}
-
-// remove takes a out of the heap; it does nothing if a is not in it.
-func (h *authHeap) remove(a *authority) {
-	p := h.pos(a)
-	if *p == 0 {
-		return
-	}
-	i := *p - 1
-	n := len(h.items) - 1
-	if i != n {
-		h.swap(i, n)
-	}
-	h.items[n] = nil
-	h.items = h.items[:n]
-	*p = 0
-	if i != n {
-		h.fixAt(i)
-	}
-}
-
-// fix restores the heap after a's key changed.
-func (h *authHeap) fix(a *authority) {
-	if p := *h.pos(a); p != 0 {
-		h.fixAt(p - 1)
-	}
-}
-
-func (h *authHeap) fixAt(i int) {
-	if !h.down(i) {
-		h.up(i)
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/frontier/internal/sched"
 )
 
 // Frontier is a frontier.Frontier whose state lives in a Pebble store on
@@ -36,17 +37,17 @@ type Frontier struct {
 	// lookup and their commit, so that a concurrent push of the same URL
 	// is a Duplicate.
 	pending   map[frontier.Fingerprint]struct{}
-	ready     authHeap
-	waiting   authHeap
 	queued    int
-	admitting int    // Push calls inside the admission function
-	turn      uint64 // last round-robin turn given out
+	admitting int // Push calls inside the admission function
 
 	// ops counts calls that use the store without holding mu (waiting for
 	// an fsync, iterating for Drain or ForEachMeta); Close waits for them.
 	ops sync.WaitGroup
 
-	wait waitState
+	// sched holds the ready and waiting heaps, the leases and holds per
+	// authority, and the blocked Next calls: the Memory frontier's
+	// scheduler, so that both hand out requests alike.
+	sched *sched.Scheduler[*authority]
 }
 
 // lease is a request handed out by Next: its URL and its authority.
@@ -85,9 +86,18 @@ func Open(path string, opts ...frontier.Option) (*Frontier, error) {
 		auths:   make(map[string]*authority),
 		leases:  make(map[uint64]lease),
 		pending: make(map[frontier.Fingerprint]struct{}),
-		ready:   authHeap{order: cfg.Order},
-		waiting: authHeap{byTime: true},
 	}
+	f.sched = sched.New[*authority](sched.Params{
+		Lock:         &f.mu,
+		Gate:         cfg.Gate,
+		Leases:       cfg.LeasesPerAuthority,
+		DepthFirst:   cfg.Order == frontier.DepthFirst,
+		Now:          cfg.Now,
+		AfterFunc:    cfg.AfterFunc,
+		Usable:       f.usable,
+		Exhausted:    f.exhausted,
+		ErrExhausted: frontier.ErrExhausted,
+	})
 	if err == nil {
 		err = f.load()
 	}
@@ -137,8 +147,9 @@ func (f *Frontier) fill(a *authority) error {
 		return err
 	}
 	if len(a.heads) == 0 {
-		return fmt.Errorf("durable: %s: authority %s counts %d queued requests but none is stored", f.path, a.name, a.queued)
+		return fmt.Errorf("durable: %s: authority %s counts %d queued requests but none is stored", f.path, a.Name, a.queued)
 	}
+	a.noteHead()
 	return nil
 }
 
@@ -156,7 +167,7 @@ func (f *Frontier) usable() error {
 func (f *Frontier) fail(err error) error {
 	if f.broken == nil {
 		f.broken = fmt.Errorf("durable: %s: %w", f.path, err)
-		f.broadcast()
+		f.sched.Broadcast()
 	}
 	return f.broken
 }
@@ -182,23 +193,6 @@ func authorityPrefix(canon string) string {
 	return canon[:i+j]
 }
 
-// place puts an authority that is in neither heap into the one it belongs
-// to, if any, exactly as the Memory frontier does.
-func (f *Frontier) place(a *authority) {
-	if a.queued == 0 || a.leased >= f.cfg.LeasesPerAuthority {
-		return
-	}
-	if !a.hold.IsZero() {
-		if a.hold.After(f.cfg.Now()) {
-			a.at = a.hold
-			f.waiting.push(a)
-			return
-		}
-		a.hold = time.Time{}
-	}
-	f.ready.push(a)
-}
-
 // Next leases the best request whose authority is ready, with the Memory
 // frontier's rules: the authority is not on hold from Retry, has a free
 // lease, and the Gate's ReadyAt for it is not after now; among ready
@@ -214,56 +208,17 @@ func (f *Frontier) place(a *authority) {
 // returns: if the process dies before Done or Retry, the next Open puts the
 // request back at the head of its queue.
 func (f *Frontier) Next(ctx context.Context) (*frontier.Request, error) {
+	var req *frontier.Request
 	f.mu.Lock()
-	var w *waiter
-	for {
-		if err := f.usable(); err != nil {
-			f.mu.Unlock()
-			return nil, err
-		}
-		if err := ctx.Err(); err != nil {
-			f.kick() // in case this waiter was signalled: pass it on
-			f.mu.Unlock()
-			return nil, err
-		}
-		req, err := f.take()
-		if err != nil {
-			f.mu.Unlock()
-			return nil, err
-		}
-		if req != nil {
-			f.kick()
-			f.mu.Unlock()
-			return req, nil
-		}
-		if f.exhausted() {
-			f.broadcast()
-			f.mu.Unlock()
-			return nil, frontier.ErrExhausted
-		}
-		if w == nil {
-			w = &waiter{ch: make(chan struct{}, 1)}
-		}
-		f.wait.list.pushBack(w)
-		f.kick() // arms the timer for the earliest waiting authority
-		f.mu.Unlock()
-
-		select {
-		case <-w.ch:
-			f.mu.Lock()
-			f.wait.signalled--
-		case <-ctx.Done():
-			f.mu.Lock()
-			if w.listed {
-				f.wait.list.remove(w)
-			} else {
-				f.wait.signalled--
-				f.kick()
-			}
-			f.mu.Unlock()
-			return nil, ctx.Err()
-		}
+	err := f.sched.Next(ctx, func() (bool, error) {
+		var err error
+		req, err = f.take()
+		return req != nil, err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return req, nil
 }
 
 // exhausted reports whether nothing is queued, leased or being admitted.
@@ -273,29 +228,11 @@ func (f *Frontier) exhausted() bool {
 
 // take leases the best ready request, or returns nil.
 func (f *Frontier) take() (*frontier.Request, error) {
-	if f.ready.len() == 0 && f.waiting.len() == 0 {
+	a, ok := f.sched.Take()
+	if !ok {
 		return nil, nil
 	}
-	now := f.cfg.Now()
-	for f.waiting.len() > 0 {
-		a := f.waiting.top()
-		if a.at.After(now) {
-			break
-		}
-		f.waiting.remove(a)
-		f.ready.push(a)
-	}
-	for f.ready.len() > 0 {
-		a := f.ready.top()
-		if t := f.readyAt(a); t.After(now) {
-			f.ready.remove(a)
-			a.at = t
-			f.waiting.push(a)
-			continue
-		}
-		return f.lease(a)
-	}
-	return nil, nil
+	return f.lease(a)
 }
 
 // lease hands out a's head request: on disk, its queue entry becomes a
@@ -316,34 +253,14 @@ func (f *Frontier) lease(a *authority) (*frontier.Request, error) {
 	a.floor = e.key
 	a.queued--
 	f.queued--
-	a.hold = time.Time{}
-	a.leased++
 	f.leases[e.req.Seq] = lease{url: e.req.URL, a: a}
-	f.turn++
-	a.turn = f.turn
 	if len(a.heads) == 0 && a.queued > 0 {
 		if err := f.fill(a); err != nil {
 			return nil, f.fail(err)
 		}
 	}
-	if a.queued > 0 && a.leased < f.cfg.LeasesPerAuthority {
-		f.ready.fix(a)
-	} else {
-		f.ready.remove(a)
-	}
+	f.sched.Served(a)
 	return e.req, nil
-}
-
-// readyAt returns when a may next be handed out: its hold or its Gate
-// time, whichever is later.
-func (f *Frontier) readyAt(a *authority) time.Time {
-	t := a.hold
-	if f.cfg.Gate != nil {
-		if g := f.cfg.Gate.ReadyAt(a.name); g.After(t) {
-			t = g
-		}
-	}
-	return t
 }
 
 // Done ends the lease of req (matched by Seq and URL) and deletes it from
@@ -359,14 +276,16 @@ func (f *Frontier) Done(_ context.Context, req *frontier.Request) error {
 	}
 	b := f.db.NewBatch()
 	b.Delete(leaseKey(req.Seq), nil)
-	if a.queued == 0 && a.leased == 1 {
+	if a.queued == 0 && a.Leased == 1 {
 		b.Delete(authorityKey(a.id), nil)
 	}
 	if err := f.apply(b); err != nil {
 		return err
 	}
-	f.endLease(req, a)
-	f.release(a)
+	delete(f.leases, req.Seq)
+	if f.sched.Release(a) {
+		delete(f.auths, a.Name)
+	}
 	return nil
 }
 
@@ -382,7 +301,7 @@ func (f *Frontier) Retry(_ context.Context, req *frontier.Request, notBefore tim
 	if err != nil {
 		return err
 	}
-	hold := a.hold
+	hold := a.Hold
 	if notBefore.After(hold) {
 		hold = notBefore
 	}
@@ -398,14 +317,11 @@ func (f *Frontier) Retry(_ context.Context, req *frontier.Request, notBefore tim
 	if err := f.apply(b); err != nil {
 		return err
 	}
-	f.endLease(req, a)
-	a.hold = hold
+	delete(f.leases, req.Seq)
 	a.noteKey(entry{key: key, req: req}, f.readAhead())
 	a.queued++
 	f.queued++
-	f.ready.remove(a)
-	f.waiting.remove(a)
-	f.release(a)
+	f.sched.Requeue(a, hold)
 	return nil
 }
 
@@ -422,23 +338,4 @@ func (f *Frontier) leased(req *frontier.Request) (*authority, error) {
 		return nil, fmt.Errorf("%w: %s (seq %d)", frontier.ErrNotLeased, req.URL, req.Seq)
 	}
 	return l.a, nil
-}
-
-func (f *Frontier) endLease(req *frontier.Request, a *authority) {
-	delete(f.leases, req.Seq)
-	a.leased--
-}
-
-// release re-schedules a after one of its leases ended, and wakes waiters.
-func (f *Frontier) release(a *authority) {
-	if a.queued == 0 && a.leased == 0 {
-		delete(f.auths, a.name)
-	} else if !f.ready.has(a) && !f.waiting.has(a) {
-		f.place(a)
-	}
-	if f.exhausted() {
-		f.broadcast()
-		return
-	}
-	f.kick()
 }

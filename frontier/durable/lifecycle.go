@@ -84,8 +84,7 @@ func (f *Frontier) Close() error {
 		return nil
 	}
 	f.closed = true
-	f.stopTimer()
-	f.broadcast()
+	f.sched.Close()
 	ctr, broken := f.ctr.encode(), f.broken
 	f.mu.Unlock()
 
@@ -138,7 +137,7 @@ func (f *Frontier) Drain(_ context.Context, fn func(*frontier.Request)) error {
 			continue
 		}
 		drained = append(drained, named{name, a.id})
-		if a.leased == 0 {
+		if a.Leased == 0 {
 			b.Delete(authorityKey(a.id), nil)
 		} else {
 			rec := a.record()
@@ -159,15 +158,14 @@ func (f *Frontier) Drain(_ context.Context, fn func(*frontier.Request)) error {
 	for _, d := range drained {
 		a := f.auths[d.name]
 		a.heads, a.floor, a.queued = nil, nil, 0
-		f.ready.remove(a)
-		f.waiting.remove(a)
-		if a.leased == 0 {
+		f.sched.Remove(a)
+		if a.Leased == 0 {
 			delete(f.auths, d.name)
 		}
 	}
 	f.queued = 0
 	if f.exhausted() {
-		f.broadcast()
+		f.sched.Broadcast()
 	}
 	f.ops.Add(1)
 	f.mu.Unlock()

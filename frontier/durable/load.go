@@ -9,6 +9,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/frontier/internal/sched"
 )
 
 // load reads the counters and the authorities, puts the requests that were
@@ -32,9 +33,9 @@ func (f *Frontier) load() error {
 		if err != nil {
 			return err
 		}
-		a := &authority{id: binary.BigEndian.Uint32(k[1:]), name: rec.name, queued: rec.queued, hold: rec.hold}
+		a := &authority{Slot: sched.Slot{Name: rec.name, Hold: rec.hold}, id: binary.BigEndian.Uint32(k[1:]), queued: rec.queued}
 		byID[a.id] = a
-		f.auths[a.name] = a
+		f.auths[a.Name] = a
 		return nil
 	})
 	if err != nil {
@@ -56,7 +57,7 @@ func (f *Frontier) load() error {
 			// lenient all the same and make it again.
 			name := authorityPrefix(r.URL)
 			if a = f.auths[name]; a == nil {
-				a = &authority{id: id, name: name}
+				a = &authority{Slot: sched.Slot{Name: name}, id: id}
 				byID[id] = a
 				f.auths[name] = a
 			}
@@ -91,11 +92,10 @@ func (f *Frontier) load() error {
 			// Idle: the record outlived its last request (a crash between
 			// writes cannot cause this, but a damaged store might).
 			b.Delete(authorityKey(id), nil)
-			delete(f.auths, a.name)
+			delete(f.auths, a.Name)
 			continue
 		}
-		f.turn++
-		a.turn = f.turn
+		f.sched.Join(a)
 		f.queued += a.queued
 	}
 	b.Set([]byte{prefixCounters}, f.ctr.encode(), nil)
@@ -110,7 +110,7 @@ func (f *Frontier) load() error {
 		if err := f.fill(a); err != nil {
 			return err
 		}
-		f.place(a)
+		f.sched.Add(a)
 	}
 	return nil
 }

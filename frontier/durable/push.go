@@ -8,6 +8,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/frontier/internal/sched"
 )
 
 // Push canonicalises req.URL and sets it to the canonical form, drops the
@@ -123,7 +124,7 @@ func (f *Frontier) PushBatch(_ context.Context, reqs []*frontier.Request) (res [
 				}
 			}
 			if f.exhausted() {
-				f.broadcast()
+				f.sched.Broadcast()
 			}
 			f.mu.Unlock()
 			return res, errs
@@ -163,9 +164,9 @@ func (f *Frontier) commitPush(reqs []*frontier.Request, fps []frontier.Fingerpri
 		}
 		if a == nil {
 			// Clone: name points into the first URL, which may be long.
-			a = &authority{id: ctr.nextAuth, name: strings.Clone(name)}
+			a = &authority{Slot: sched.Slot{Name: strings.Clone(name)}, id: ctr.nextAuth}
 			ctr.nextAuth++
-			newAuths[a.name] = a
+			newAuths[a.Name] = a
 			newList = append(newList, a)
 		}
 		ctr.seq++
@@ -197,9 +198,8 @@ func (f *Frontier) commitPush(reqs []*frontier.Request, fps []frontier.Fingerpri
 		return res, errs
 	}
 	for _, a := range newList {
-		f.turn++
-		a.turn = f.turn
-		f.auths[a.name] = a
+		f.sched.Join(a)
+		f.auths[a.Name] = a
 	}
 	limit := f.readAhead()
 	for _, ad := range adds {
@@ -207,17 +207,9 @@ func (f *Frontier) commitPush(reqs []*frontier.Request, fps []frontier.Fingerpri
 		a.noteKey(ad.e, limit)
 		a.queued++
 		f.queued++
-		if f.ready.has(a) {
-			f.ready.fix(a) // the new request may be the new head
-		} else if !f.waiting.has(a) {
-			f.place(a)
-		}
+		f.sched.Add(a) // the new request may be the new head
 	}
-	if f.exhausted() {
-		f.broadcast() // every push was refused
-	} else {
-		f.kick()
-	}
+	f.sched.Wake() // every waiter, if every push was refused
 	f.ops.Add(1)
 	f.mu.Unlock()
 	defer f.ops.Done()
