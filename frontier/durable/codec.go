@@ -280,18 +280,19 @@ func (d *decoder) fail(what string) {
 
 func (d *decoder) uvarint() uint64 {
 	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("bad or truncated unsigned number")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
+	return consume(d, v, n, "bad or truncated unsigned number")
 }
 
 func (d *decoder) varint() int64 {
 	v, n := binary.Varint(d.b)
+	return consume(d, v, n, "bad or truncated number")
+}
+
+// consume steps over the n bytes that v was read from, as binary.Uvarint
+// and binary.Varint report them; n <= 0 fails with what.
+func consume[T uint64 | int64](d *decoder, v T, n int, what string) T {
 	if n <= 0 {
-		d.fail("bad or truncated number")
+		d.fail(what)
 		return 0
 	}
 	d.b = d.b[n:]

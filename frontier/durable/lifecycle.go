@@ -54,12 +54,28 @@ func (f *Frontier) Sync() error {
 // in the order of the state they record), unlocks f.mu, and waits for the
 // fsync, which concurrent callers share.
 func (f *Frontier) commitSynced(b *pebble.Batch) error {
-	if err := f.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
-		b.Close()
-		err = f.fail(err)
+	if err := f.applySynced(b); err != nil {
 		f.mu.Unlock()
 		return err
 	}
+	return f.waitSynced(b)
+}
+
+// applySynced hands b to the commit pipeline, to be fsync'd, while f.mu is
+// held; on failure it closes b and the frontier fails. The caller then
+// updates its state in memory, and calls waitSynced.
+func (f *Frontier) applySynced(b *pebble.Batch) error {
+	if err := f.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
+		b.Close()
+		return f.fail(err)
+	}
+	return nil
+}
+
+// waitSynced unlocks f.mu, waits for the fsync of b (applied by
+// applySynced) and closes it; a failed fsync fails the frontier. Close
+// waits for it.
+func (f *Frontier) waitSynced(b *pebble.Batch) error {
 	f.ops.Add(1)
 	f.mu.Unlock()
 	defer f.ops.Done()
@@ -146,12 +162,10 @@ func (f *Frontier) Drain(_ context.Context, fn func(*frontier.Request)) error {
 		}
 	}
 	b.Set([]byte{prefixCounters}, f.ctr.encode(), nil)
-	if err := f.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
-		b.Close()
+	if err := f.applySynced(b); err != nil {
 		if snap != nil {
 			snap.Close()
 		}
-		err = f.fail(err)
 		f.mu.Unlock()
 		return err
 	}

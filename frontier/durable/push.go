@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/internal/sched"
 )
@@ -118,11 +116,7 @@ func (f *Frontier) PushBatch(_ context.Context, reqs []*frontier.Request) (res [
 		f.admitting -= len(fresh)
 		if err := f.usable(); err != nil {
 			f.unpend(fps, fresh)
-			for _, i := range fresh {
-				if res[i] == frontier.Added {
-					res[i], errs[i] = frontier.Rejected, err
-				}
-			}
+			rejectAdded(fresh, res, errs, err)
 			if f.exhausted() {
 				f.sched.Broadcast()
 			}
@@ -185,16 +179,10 @@ func (f *Frontier) commitPush(reqs []*frontier.Request, fps []frontier.Fingerpri
 	f.ctr = ctr
 	b.Set([]byte{prefixCounters}, ctr.encode(), nil)
 	f.unpend(fps, fresh) // from here the seen set on disk answers
-	if err := f.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
-		b.Close()
+	if err := f.applySynced(b); err != nil {
 		f.ctr = saved
-		err = f.fail(err)
 		f.mu.Unlock()
-		for _, i := range fresh {
-			if res[i] == frontier.Added {
-				res[i], errs[i] = frontier.Rejected, err
-			}
-		}
+		rejectAdded(fresh, res, errs, err)
 		return res, errs
 	}
 	for _, a := range newList {
@@ -210,23 +198,20 @@ func (f *Frontier) commitPush(reqs []*frontier.Request, fps []frontier.Fingerpri
 		f.sched.Add(a) // the new request may be the new head
 	}
 	f.sched.Wake() // every waiter, if every push was refused
-	f.ops.Add(1)
-	f.mu.Unlock()
-	defer f.ops.Done()
-
-	err := b.SyncWait()
-	b.Close()
-	if err != nil {
-		f.mu.Lock()
-		err = f.fail(err)
-		f.mu.Unlock()
-		for _, i := range fresh {
-			if res[i] == frontier.Added {
-				res[i], errs[i] = frontier.Rejected, err
-			}
-		}
+	if err := f.waitSynced(b); err != nil {
+		rejectAdded(fresh, res, errs, err)
 	}
 	return res, errs
+}
+
+// rejectAdded turns the Added results among res[i], for i in idx, into
+// Rejected with err: their write failed.
+func rejectAdded(idx []int, res []frontier.PushResult, errs []error, err error) {
+	for _, i := range idx {
+		if res[i] == frontier.Added {
+			res[i], errs[i] = frontier.Rejected, err
+		}
+	}
 }
 
 // unpend forgets the pending fingerprints of reqs[i] for i in idx.
