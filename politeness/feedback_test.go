@@ -196,7 +196,7 @@ func TestPauseNeverShortened(t *testing.T) {
 }
 
 func TestBackoffFor(t *testing.T) {
-	c := config{backoffBase: time.Second, backoffMax: 5 * time.Minute}
+	c := Settings{BackoffBase: time.Second, BackoffMax: 5 * time.Minute}
 	for n, want := range map[int]time.Duration{
 		1: time.Second, 2: 2 * time.Second, 9: 256 * time.Second, 10: 5 * time.Minute,
 		1000: 5 * time.Minute, math.MaxInt32: 5 * time.Minute,
@@ -205,7 +205,7 @@ func TestBackoffFor(t *testing.T) {
 			t.Errorf("backoffFor(%d) = %v; want %v", n, got, want)
 		}
 	}
-	huge := config{backoffBase: time.Duration(math.MaxInt64 / 3), backoffMax: math.MaxInt64}
+	huge := Settings{BackoffBase: time.Duration(math.MaxInt64 / 3), BackoffMax: math.MaxInt64}
 	if got := huge.backoffFor(5); got != math.MaxInt64 {
 		t.Errorf("backoffFor near overflow = %v", got)
 	}

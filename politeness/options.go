@@ -28,25 +28,28 @@ const (
 	DefaultMaxPause = 10 * time.Minute
 )
 
-// config is a Pacer's settings; it does not change after New.
-type config struct {
-	floor         time.Duration
-	concurrency   int
-	maxCrawlDelay time.Duration
-	backoffBase   time.Duration
-	backoffMax    time.Duration
-	maxPause      time.Duration
-	clock         Clock
-	logger        *slog.Logger
+// Settings are a Pacer's settings, as [NewSettings] makes them from
+// Options; they do not change after New. heed's fleet pacer, redispacer,
+// takes the same Options, so what each setting means, its default and
+// which values make sense are written once, here.
+type Settings struct {
+	Floor         time.Duration // [WithFloor]
+	Concurrency   int           // [WithConcurrency]
+	MaxCrawlDelay time.Duration // [WithMaxCrawlDelay]
+	BackoffBase   time.Duration // [WithBackoff]
+	BackoffMax    time.Duration // [WithBackoff]
+	MaxPause      time.Duration // [WithMaxPause]
+	Clock         Clock         // [WithClock]
+	Logger        *slog.Logger  // [WithLogger]; nil: slog.Default()
 }
 
 // Option is an optional setting of a Pacer, passed to [New].
-type Option func(*config)
+type Option func(*Settings)
 
 // WithFloor sets the least interval between requests to one authority,
 // whatever its robots.txt says (default 1 s). Zero means no spacing for
 // authorities without a Crawl-delay.
-func WithFloor(d time.Duration) Option { return func(c *config) { c.floor = d } }
+func WithFloor(d time.Duration) Option { return func(c *Settings) { c.Floor = d } }
 
 // WithConcurrency sets how many requests to one authority may be in flight
 // at once (default 1). It applies to authorities whose interval is zero (no
@@ -54,13 +57,13 @@ func WithFloor(d time.Duration) Option { return func(c *config) { c.floor = d } 
 // request in flight, whatever n is, because only then is the gap between
 // arrivals at the server guaranteed, whatever the network or the machine's
 // load does to requests on their way.
-func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
+func WithConcurrency(n int) Option { return func(c *Settings) { c.Concurrency = n } }
 
 // WithMaxCrawlDelay sets the largest Crawl-delay heed honours (default
 // 30 s). An authority asking for more is excluded (see [DelayTooLongError]).
 // Zero excludes every authority with a positive Crawl-delay.
 func WithMaxCrawlDelay(d time.Duration) Option {
-	return func(c *config) { c.maxCrawlDelay = d }
+	return func(c *Settings) { c.MaxCrawlDelay = d }
 }
 
 // WithBackoff sets the exponential backoff after failures (429 or 503
@@ -68,55 +71,64 @@ func WithMaxCrawlDelay(d time.Duration) Option {
 // the authority for base, each further consecutive failure doubles the pause
 // up to max (defaults 1 s and 5 min). WithBackoff(0, 0) turns backoff off.
 func WithBackoff(base, max time.Duration) Option {
-	return func(c *config) { c.backoffBase, c.backoffMax = base, max }
+	return func(c *Settings) { c.BackoffBase, c.BackoffMax = base, max }
 }
 
 // WithMaxPause caps how long a Retry-After header may pause an authority
 // (default 10 min). A longer Retry-After is cut to the cap and logged at
 // warning level.
-func WithMaxPause(d time.Duration) Option { return func(c *config) { c.maxPause = d } }
+func WithMaxPause(d time.Duration) Option { return func(c *Settings) { c.MaxPause = d } }
 
 // WithClock sets the Pacer's source of time (default the system clock).
-func WithClock(clk Clock) Option { return func(c *config) { c.clock = clk } }
+func WithClock(clk Clock) Option { return func(c *Settings) { c.Clock = clk } }
 
 // WithLogger sets the logger for the rare events worth a line, such as a
 // capped Retry-After (default slog.Default() at the time of logging).
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+func WithLogger(l *slog.Logger) Option { return func(c *Settings) { c.Logger = l } }
 
-func defaultConfig() config {
-	return config{
-		floor:         DefaultFloor,
-		concurrency:   DefaultConcurrency,
-		maxCrawlDelay: DefaultMaxCrawlDelay,
-		backoffBase:   DefaultBackoffBase,
-		backoffMax:    DefaultBackoffMax,
-		maxPause:      DefaultMaxPause,
-		clock:         systemClock{},
+// NewSettings returns the default settings (the Default constants and the
+// system clock) changed by opts, or an error naming every setting that
+// makes no sense, such as a negative floor.
+func NewSettings(opts ...Option) (Settings, error) {
+	c := Settings{
+		Floor:         DefaultFloor,
+		Concurrency:   DefaultConcurrency,
+		MaxCrawlDelay: DefaultMaxCrawlDelay,
+		BackoffBase:   DefaultBackoffBase,
+		BackoffMax:    DefaultBackoffMax,
+		MaxPause:      DefaultMaxPause,
+		Clock:         systemClock{},
 	}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return c, c.validate()
 }
 
-func (c *config) validate() error {
+func (c *Settings) validate() error {
 	var errs []error
-	if c.floor < 0 {
-		errs = append(errs, fmt.Errorf("negative floor %v", c.floor))
+	if c.Floor < 0 {
+		errs = append(errs, fmt.Errorf("negative floor %v", c.Floor))
 	}
-	if c.concurrency < 1 {
-		errs = append(errs, fmt.Errorf("concurrency %d is below 1", c.concurrency))
+	if c.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("concurrency %d is below 1", c.Concurrency))
 	}
-	if c.maxCrawlDelay < 0 {
-		errs = append(errs, fmt.Errorf("negative crawl-delay cap %v", c.maxCrawlDelay))
+	if c.MaxCrawlDelay < 0 {
+		errs = append(errs, fmt.Errorf("negative crawl-delay cap %v", c.MaxCrawlDelay))
 	}
-	if c.backoffBase < 0 || c.backoffMax < 0 {
-		errs = append(errs, fmt.Errorf("negative backoff %v, %v", c.backoffBase, c.backoffMax))
-	} else if c.backoffBase > c.backoffMax {
-		errs = append(errs, fmt.Errorf("backoff base %v above its max %v", c.backoffBase, c.backoffMax))
-	} else if c.backoffBase == 0 && c.backoffMax > 0 {
-		errs = append(errs, fmt.Errorf("backoff base 0 with max %v cannot grow", c.backoffMax))
+	if c.BackoffBase < 0 || c.BackoffMax < 0 {
+		errs = append(errs, fmt.Errorf("negative backoff %v, %v", c.BackoffBase, c.BackoffMax))
+	} else if c.BackoffBase > c.BackoffMax {
+		errs = append(errs, fmt.Errorf("backoff base %v above its max %v", c.BackoffBase, c.BackoffMax))
+	} else if c.BackoffBase == 0 && c.BackoffMax > 0 {
+		errs = append(errs, fmt.Errorf("backoff base 0 with max %v cannot grow", c.BackoffMax))
 	}
-	if c.maxPause < 0 {
-		errs = append(errs, fmt.Errorf("negative pause cap %v", c.maxPause))
+	if c.MaxPause < 0 {
+		errs = append(errs, fmt.Errorf("negative pause cap %v", c.MaxPause))
 	}
-	if c.clock == nil {
+	if c.Clock == nil {
 		errs = append(errs, errors.New("nil clock"))
 	}
 	if len(errs) > 0 {
@@ -125,31 +137,33 @@ func (c *config) validate() error {
 	return nil
 }
 
-func (c *config) log() *slog.Logger {
-	if c.logger != nil {
-		return c.logger
+// Log returns the Logger, or slog.Default() when it is nil, at the time of
+// logging.
+func (c *Settings) Log() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
 	}
 	return slog.Default()
 }
 
 // backoffFor returns the pause after the given number of consecutive
 // failures: base, doubling, at most max.
-func (c *config) backoffFor(failures int) time.Duration {
-	d := c.backoffBase
-	for i := 1; i < failures && d < c.backoffMax; i++ {
-		if d > c.backoffMax/2 {
-			return c.backoffMax
+func (c *Settings) backoffFor(failures int) time.Duration {
+	d := c.BackoffBase
+	for i := 1; i < failures && d < c.BackoffMax; i++ {
+		if d > c.BackoffMax/2 {
+			return c.BackoffMax
 		}
 		d *= 2
 	}
-	return min(d, c.backoffMax)
+	return min(d, c.BackoffMax)
 }
 
 // intervalFor returns the spacing of an authority with the given
 // Crawl-delay; an excluded authority keeps the floor.
-func (c *config) intervalFor(crawlDelay time.Duration) time.Duration {
-	if crawlDelay > c.maxCrawlDelay {
-		return c.floor
+func (c *Settings) intervalFor(crawlDelay time.Duration) time.Duration {
+	if crawlDelay > c.MaxCrawlDelay {
+		return c.Floor
 	}
-	return max(c.floor, crawlDelay)
+	return max(c.Floor, crawlDelay)
 }

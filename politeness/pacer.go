@@ -29,7 +29,7 @@ func (e *DelayTooLongError) Error() string {
 // Pacer paces requests per authority; see the package documentation for the
 // model. Make one with [New]. A Pacer is safe for concurrent use.
 type Pacer struct {
-	cfg config
+	cfg Settings
 
 	mu   sync.RWMutex
 	auth map[string]*authority
@@ -61,13 +61,8 @@ type authority struct {
 // Retry-After cap 10 min) changed by opts. It fails only on settings that
 // make no sense, such as a negative floor.
 func New(opts ...Option) (*Pacer, error) {
-	cfg := defaultConfig()
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	if err := cfg.validate(); err != nil {
+	cfg, err := NewSettings(opts...)
+	if err != nil {
 		return nil, err
 	}
 	return &Pacer{cfg: cfg, auth: make(map[string]*authority)}, nil
@@ -92,7 +87,7 @@ func (p *Pacer) get(name string) *authority {
 		return a
 	}
 	a := &authority{}
-	a.setInterval(p.cfg.floor)
+	a.setInterval(p.cfg.Floor)
 	p.auth[name] = a
 	return a
 }
@@ -259,7 +254,7 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 	if a == nil {
 		return time.Time{}
 	}
-	now := p.cfg.clock.Now()
+	now := p.cfg.Clock.Now()
 	a.mu.Lock()
 	t := a.readyAt(now)
 	a.mu.Unlock()
@@ -284,9 +279,9 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 // [*DelayTooLongError] and nothing is booked.
 func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err error) {
 	a := p.get(authority)
-	now := p.cfg.clock.Now()
+	now := p.cfg.Clock.Now()
 	a.mu.Lock()
-	ok, retryAt, err = a.try(now, p.cfg.concurrency)
+	ok, retryAt, err = a.try(now, p.cfg.Concurrency)
 	a.mu.Unlock()
 	return ok, retryAt, err
 }
@@ -304,9 +299,9 @@ func (p *Pacer) Wait(ctx context.Context, authority string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		now := p.cfg.clock.Now()
+		now := p.cfg.Clock.Now()
 		a.mu.Lock()
-		ok, at, err := a.try(now, p.cfg.concurrency)
+		ok, at, err := a.try(now, p.cfg.Concurrency)
 		if ok || err != nil {
 			a.mu.Unlock()
 			return err
@@ -321,7 +316,7 @@ func (p *Pacer) Wait(ctx context.Context, authority string) error {
 
 		var timer <-chan time.Time
 		if !at.IsZero() {
-			timer = p.cfg.clock.After(at.Sub(now))
+			timer = p.cfg.Clock.After(at.Sub(now))
 		}
 		select {
 		case <-ctx.Done():
@@ -343,7 +338,7 @@ func (p *Pacer) Wait(ctx context.Context, authority string) error {
 // like any other, and the in-flight count never goes below zero.
 func (p *Pacer) Release(authority string, fb Feedback) {
 	a := p.get(authority)
-	now := p.cfg.clock.Now()
+	now := p.cfg.Clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.inFlight > 0 {
@@ -362,10 +357,10 @@ func (p *Pacer) Release(authority string, fb Feedback) {
 		a.backoff = p.cfg.backoffFor(a.failures)
 		a.pausedUntil = later(a.pausedUntil, now.Add(a.backoff))
 	case retryAfter:
-		if pause > p.cfg.maxPause {
-			p.cfg.log().Warn("politeness: Retry-After longer than the pause cap; pausing for the cap",
-				"authority", authority, "retry_after", fb.RetryAfter, "asked", pause, "cap", p.cfg.maxPause)
-			pause = p.cfg.maxPause
+		if pause > p.cfg.MaxPause {
+			p.cfg.Log().Warn("politeness: Retry-After longer than the pause cap; pausing for the cap",
+				"authority", authority, "retry_after", fb.RetryAfter, "asked", pause, "cap", p.cfg.MaxPause)
+			pause = p.cfg.MaxPause
 		}
 		a.pausedUntil = later(a.pausedUntil, now.Add(pause))
 	}
@@ -396,13 +391,13 @@ func (p *Pacer) SetCrawlDelay(authority string, d time.Duration) error {
 
 // setCrawlDelay sets the Crawl-delay with its exclusion and interval; a.mu
 // must be held.
-func (a *authority) setCrawlDelay(name string, d time.Duration, cfg *config) {
+func (a *authority) setCrawlDelay(name string, d time.Duration, cfg *Settings) {
 	a.crawlDelay = d
 	switch {
-	case d <= cfg.maxCrawlDelay:
+	case d <= cfg.MaxCrawlDelay:
 		a.tooLong = nil
 	case a.tooLong == nil || a.tooLong.Delay != d:
-		a.tooLong = &DelayTooLongError{Authority: name, Delay: d, Cap: cfg.maxCrawlDelay}
+		a.tooLong = &DelayTooLongError{Authority: name, Delay: d, Cap: cfg.MaxCrawlDelay}
 	}
 	a.setInterval(cfg.intervalFor(d))
 }

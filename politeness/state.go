@@ -55,7 +55,7 @@ func (a *authority) state() AuthorityState {
 func (p *Pacer) State(authority string) AuthorityState {
 	a := p.lookup(authority)
 	if a == nil {
-		return AuthorityState{Interval: p.cfg.floor}
+		return AuthorityState{Interval: p.cfg.Floor}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -100,7 +100,7 @@ func (p *Pacer) Snapshot() map[string]AuthorityState {
 // An entry with a negative duration or count is not restored; the error
 // names every such entry, and the other entries are restored.
 func (p *Pacer) Restore(states map[string]AuthorityState) error {
-	now := p.cfg.clock.Now()
+	now := p.cfg.Clock.Now()
 	var errs []error
 	for name, s := range states {
 		if err := s.validate(); err != nil {

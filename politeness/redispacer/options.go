@@ -19,108 +19,88 @@ const callTimeout = 2 * time.Second
 
 // config is a Pacer's settings; it does not change after New.
 type config struct {
-	floor         time.Duration
-	concurrency   int
-	maxCrawlDelay time.Duration
-	backoffBase   time.Duration
-	backoffMax    time.Duration
-	maxPause      time.Duration
-	slotTimeout   time.Duration
-	logger        *slog.Logger
+	politeness.Settings
+	slotTimeout time.Duration
 }
 
-// Option is an optional setting of a Pacer, passed to [New]. The pacing
-// settings mean what politeness's options of the same name mean, and take
-// the same defaults; every process of a crawl should use the same ones,
-// since each applies its own when it books a start.
-type Option func(*config)
+// options is what New's options collect: the pacing options, in the order
+// given, and the slot timeout.
+type options struct {
+	pacing      []politeness.Option
+	slotTimeout time.Duration
+}
 
-// WithFloor sets the least interval between requests to one authority
-// (default [politeness.DefaultFloor]). Zero means no spacing for
-// authorities without a Crawl-delay.
-func WithFloor(d time.Duration) Option { return func(c *config) { c.floor = d } }
+// Option is an optional setting of a Pacer, passed to [New]. Every process
+// of a crawl should use the same ones, since each applies its own when it
+// books a start.
+type Option func(*options)
 
-// WithConcurrency sets how many requests to one authority may be in flight
-// at once across the whole crawl (default [politeness.DefaultConcurrency]).
-// As in politeness, it applies to authorities whose interval is zero (no
-// floor and no Crawl-delay): an authority with an interval has at most one
-// request in flight fleet-wide, whatever n is, because only then is the gap
-// between arrivals at the server guaranteed.
-func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
+// WithPacing sets the pacing with politeness's own options: the floor,
+// the concurrency, the Crawl-delay cap, the backoff, the Retry-After cap
+// and the logger mean here what they mean for a politeness.Pacer, fleet-wide
+// instead of per process, and take the same defaults; so one list of
+// options can configure both pacers. politeness.WithClock does not apply
+// (every process reads Redis's clock): New refuses it.
+func WithPacing(opts ...politeness.Option) Option {
+	return func(o *options) { o.pacing = append(o.pacing, opts...) }
+}
 
-// WithMaxCrawlDelay sets the largest Crawl-delay honoured (default
-// [politeness.DefaultMaxCrawlDelay]); an authority asking for more is
-// excluded with a [*politeness.DelayTooLongError].
+// WithFloor is WithPacing(politeness.WithFloor(d)): the least interval
+// between requests to one authority.
+func WithFloor(d time.Duration) Option { return WithPacing(politeness.WithFloor(d)) }
+
+// WithConcurrency is WithPacing(politeness.WithConcurrency(n)): how many
+// requests to one authority may be in flight at once across the whole
+// crawl, for authorities whose interval is zero; one with an interval has
+// at most one request in flight fleet-wide.
+func WithConcurrency(n int) Option { return WithPacing(politeness.WithConcurrency(n)) }
+
+// WithMaxCrawlDelay is WithPacing(politeness.WithMaxCrawlDelay(d)): the
+// largest Crawl-delay honoured; an authority asking for more is excluded
+// with a [*politeness.DelayTooLongError].
 func WithMaxCrawlDelay(d time.Duration) Option {
-	return func(c *config) { c.maxCrawlDelay = d }
+	return WithPacing(politeness.WithMaxCrawlDelay(d))
 }
 
-// WithBackoff sets the exponential backoff after failures: base after the
-// first, doubling up to max (defaults [politeness.DefaultBackoffBase] and
-// [politeness.DefaultBackoffMax]). WithBackoff(0, 0) turns it off.
+// WithBackoff is WithPacing(politeness.WithBackoff(base, max)): the
+// exponential backoff after failures.
 func WithBackoff(base, max time.Duration) Option {
-	return func(c *config) { c.backoffBase, c.backoffMax = base, max }
+	return WithPacing(politeness.WithBackoff(base, max))
 }
 
-// WithMaxPause caps the pause a Retry-After header may impose (default
-// [politeness.DefaultMaxPause]); a longer one is cut and logged.
-func WithMaxPause(d time.Duration) Option { return func(c *config) { c.maxPause = d } }
+// WithMaxPause is WithPacing(politeness.WithMaxPause(d)): the cap on the
+// pause a Retry-After header may impose.
+func WithMaxPause(d time.Duration) Option { return WithPacing(politeness.WithMaxPause(d)) }
+
+// WithLogger is WithPacing(politeness.WithLogger(l)). Besides a capped
+// Retry-After, the fleet's Pacer logs a release that could not reach Redis
+// and a slot that expired while its request was in flight.
+func WithLogger(l *slog.Logger) Option { return WithPacing(politeness.WithLogger(l)) }
 
 // WithSlotTimeout sets how long a booked start counts as in flight unless
 // renewed (default [DefaultSlotTimeout]). The Pacer renews the starts it
 // booked every third of that until they are released, so the timeout is
 // how long a process that died mid-request keeps a slot of its authority.
 // Values under 100 ms are raised to 100 ms.
-func WithSlotTimeout(d time.Duration) Option { return func(c *config) { c.slotTimeout = d } }
-
-// WithLogger sets the logger for the events worth a line: a capped
-// Retry-After, a release that could not reach Redis, a slot that expired
-// while its request was in flight (default slog.Default()).
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
-
-func defaultConfig() config {
-	return config{
-		floor:         politeness.DefaultFloor,
-		concurrency:   politeness.DefaultConcurrency,
-		maxCrawlDelay: politeness.DefaultMaxCrawlDelay,
-		backoffBase:   politeness.DefaultBackoffBase,
-		backoffMax:    politeness.DefaultBackoffMax,
-		maxPause:      politeness.DefaultMaxPause,
-		slotTimeout:   DefaultSlotTimeout,
-	}
+func WithSlotTimeout(d time.Duration) Option {
+	return func(o *options) { o.slotTimeout = d }
 }
 
-func (c *config) validate() error {
-	var errs []error
-	if c.floor < 0 {
-		errs = append(errs, fmt.Errorf("negative floor %v", c.floor))
+// newConfig applies opts to the defaults, with politeness's validation of
+// the pacing settings.
+func newConfig(opts []Option) (config, error) {
+	o := options{slotTimeout: DefaultSlotTimeout}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
 	}
-	if c.concurrency < 1 {
-		errs = append(errs, fmt.Errorf("concurrency %d is below 1", c.concurrency))
+	pacing, err := politeness.NewSettings(o.pacing...)
+	if err != nil {
+		return config{}, fmt.Errorf("redispacer: %w", err)
 	}
-	if c.maxCrawlDelay < 0 {
-		errs = append(errs, fmt.Errorf("negative crawl-delay cap %v", c.maxCrawlDelay))
+	if defaults, _ := politeness.NewSettings(); pacing.Clock != defaults.Clock {
+		return config{}, errors.New("redispacer: politeness.WithClock does not apply: every process of a crawl reads Redis's clock")
 	}
-	if c.backoffBase < 0 || c.backoffMax < 0 {
-		errs = append(errs, fmt.Errorf("negative backoff %v, %v", c.backoffBase, c.backoffMax))
-	} else if c.backoffBase > c.backoffMax {
-		errs = append(errs, fmt.Errorf("backoff base %v above its max %v", c.backoffBase, c.backoffMax))
-	} else if c.backoffBase == 0 && c.backoffMax > 0 {
-		errs = append(errs, fmt.Errorf("backoff base 0 with max %v cannot grow", c.backoffMax))
-	}
-	if c.maxPause < 0 {
-		errs = append(errs, fmt.Errorf("negative pause cap %v", c.maxPause))
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("redispacer: %w", errors.Join(errs...))
-	}
-	c.slotTimeout = max(c.slotTimeout, 100*time.Millisecond)
-	return nil
-}
-
-func (c *config) log() *slog.Logger {
-	if c.logger != nil {
-		return c.logger
-	}
-	return slog.Default()
+	return config{Settings: pacing, slotTimeout: max(o.slotTimeout, 100*time.Millisecond)}, nil
 }

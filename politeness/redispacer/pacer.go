@@ -46,13 +46,8 @@ func New(s *redisfrontier.Store, opts ...Option) (*Pacer, error) {
 	if s == nil {
 		return nil, errors.New("redispacer: nil store")
 	}
-	cfg := defaultConfig()
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	if err := cfg.validate(); err != nil {
+	cfg, err := newConfig(opts)
+	if err != nil {
 		return nil, err
 	}
 	var b [8]byte
@@ -86,7 +81,7 @@ func (p *Pacer) keys(authority string) []string {
 // run runs a script with the common arguments (offset, floor, cap) through
 // the store's retries.
 func (p *Pacer) run(ctx context.Context, op string, sc *redis.Script, authority string, args ...any) ([]int64, error) {
-	argv := append([]any{p.s.OffsetMicros(), redisfrontier.Micros(p.cfg.floor), redisfrontier.Micros(p.cfg.maxCrawlDelay)}, args...)
+	argv := append([]any{p.s.OffsetMicros(), redisfrontier.Micros(p.cfg.Floor), redisfrontier.Micros(p.cfg.MaxCrawlDelay)}, args...)
 	var out []int64
 	err := p.s.Do(ctx, op, func(ctx context.Context) error {
 		var err error
@@ -102,7 +97,7 @@ func (p *Pacer) run(ctx context.Context, op string, sc *redis.Script, authority 
 func micros(n int64) time.Duration { return time.Duration(n) * time.Microsecond }
 
 func (p *Pacer) tooLong(authority string, cd int64) *politeness.DelayTooLongError {
-	return &politeness.DelayTooLongError{Authority: authority, Delay: micros(cd), Cap: p.cfg.maxCrawlDelay}
+	return &politeness.DelayTooLongError{Authority: authority, Delay: micros(cd), Cap: p.cfg.MaxCrawlDelay}
 }
 
 // ReadyAt returns the earliest time a request to authority may start, as
@@ -124,7 +119,7 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 	defer cancel()
 	r, err := p.run(ctx, "ready", readyScript, authority)
 	if err != nil {
-		p.cfg.log().Warn("redispacer: ReadyAt could not read the pacing; answering ready now", "authority", authority, "error", err.Error())
+		p.cfg.Log().Warn("redispacer: ReadyAt could not read the pacing; answering ready now", "authority", authority, "error", err.Error())
 		return time.Time{}
 	}
 	return redisfrontier.LocalTime(r[0], r[1])
@@ -152,7 +147,7 @@ func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err er
 
 func (p *Pacer) tryAcquire(ctx context.Context, authority string) (bool, time.Time, error) {
 	token := p.id + "." + strconv.FormatUint(p.tokens.Add(1), 10)
-	r, err := p.run(ctx, "acquire", tryScript, authority, p.cfg.concurrency, token, redisfrontier.Micros(p.cfg.slotTimeout))
+	r, err := p.run(ctx, "acquire", tryScript, authority, p.cfg.Concurrency, token, redisfrontier.Micros(p.cfg.slotTimeout))
 	if err != nil {
 		return false, time.Time{}, err
 	}
@@ -244,15 +239,15 @@ func (p *Pacer) Release(authority string, fb politeness.Feedback) {
 	p.mu.Unlock()
 	// A Retry-After date is read on the crawl's clock, like every pause.
 	o, pause := outcome(fb, time.Now().Add(p.s.Offset()))
-	if o == "r" && pause > p.cfg.maxPause {
-		p.cfg.log().Warn("redispacer: Retry-After longer than the pause cap; pausing for the cap",
-			"authority", authority, "retry_after", fb.RetryAfter, "asked", pause, "cap", p.cfg.maxPause)
-		pause = p.cfg.maxPause
+	if o == "r" && pause > p.cfg.MaxPause {
+		p.cfg.Log().Warn("redispacer: Retry-After longer than the pause cap; pausing for the cap",
+			"authority", authority, "retry_after", fb.RetryAfter, "asked", pause, "cap", p.cfg.MaxPause)
+		pause = p.cfg.MaxPause
 	}
 	_, err := p.run(context.Background(), "release", releaseScript, authority, token, o,
-		redisfrontier.Micros(pause), redisfrontier.Micros(p.cfg.backoffBase), redisfrontier.Micros(p.cfg.backoffMax))
+		redisfrontier.Micros(pause), redisfrontier.Micros(p.cfg.BackoffBase), redisfrontier.Micros(p.cfg.BackoffMax))
 	if err != nil {
-		p.cfg.log().Error("redispacer: release lost; the slot frees itself after the slot timeout",
+		p.cfg.Log().Error("redispacer: release lost; the slot frees itself after the slot timeout",
 			"authority", authority, "slot_timeout", p.cfg.slotTimeout, "error", err.Error())
 	}
 }
@@ -274,7 +269,7 @@ func (p *Pacer) SetCrawlDelay(authority string, d time.Duration) error {
 		return err
 	}
 	if r[0] == 1 {
-		return &politeness.DelayTooLongError{Authority: authority, Delay: d, Cap: p.cfg.maxCrawlDelay}
+		return &politeness.DelayTooLongError{Authority: authority, Delay: d, Cap: p.cfg.MaxCrawlDelay}
 	}
 	return nil
 }
@@ -294,7 +289,7 @@ func (p *Pacer) State(ctx context.Context, authority string) (politeness.Authori
 		LastRelease: redisfrontier.LocalTime(r[2], now),
 		PausedUntil: redisfrontier.LocalTime(r[3], now),
 		CrawlDelay:  micros(r[4]),
-		Excluded:    micros(r[4]) > p.cfg.maxCrawlDelay,
+		Excluded:    micros(r[4]) > p.cfg.MaxCrawlDelay,
 		Failures:    int(r[5]),
 		Backoff:     micros(r[6]),
 		InFlight:    int(r[7]),

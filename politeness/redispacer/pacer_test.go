@@ -309,6 +309,29 @@ func TestNewRefusesNonsense(t *testing.T) {
 	if _, err := redispacer.New(nil); err == nil {
 		t.Error("New accepted a nil store")
 	}
+	if _, err := redispacer.New(e.store(), redispacer.WithPacing(politeness.WithFloor(-1))); err == nil {
+		t.Error("New accepted a negative floor through WithPacing")
+	}
+	clk := &manualClock{now: time.Now()}
+	if _, err := redispacer.New(e.store(), redispacer.WithPacing(politeness.WithClock(clk))); err == nil {
+		t.Error("New accepted politeness.WithClock; the fleet paces on Redis's clock")
+	}
+}
+
+// WithPacing takes politeness's options, applied in order with the
+// fleet's own: the last floor given is the one used.
+func TestWithPacing(t *testing.T) {
+	e := newEnv(t)
+	p := e.pacer(redispacer.WithFloor(time.Second), redispacer.WithPacing(politeness.WithFloor(4*time.Second), politeness.WithConcurrency(2)))
+	st, err := p.State(context.Background(), site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Interval != 4*time.Second {
+		t.Errorf("Interval = %v; want the floor WithPacing gave, 4s", st.Interval)
+	}
+	mustAcquire(t, p, "first")
+	mustWait(t, p, "in flight", 3*time.Second, 4*time.Second)
 }
 
 // With Redis down, TryAcquire books nothing and says Redis is unavailable;

@@ -25,7 +25,7 @@ func (p *Pacer) renewLoop(ctx context.Context) {
 		}
 		rctx, cancel := context.WithTimeout(ctx, p.cfg.slotTimeout/3)
 		if err := p.Renew(rctx); err != nil && ctx.Err() == nil {
-			p.cfg.log().Warn("redispacer: slot renewal failed", "error", err.Error())
+			p.cfg.Log().Warn("redispacer: slot renewal failed", "error", err.Error())
 		}
 		cancel()
 	}
@@ -65,7 +65,7 @@ func (p *Pacer) Renew(ctx context.Context) error {
 		}
 		for i, n := range renewed {
 			if n == 0 {
-				p.cfg.log().Warn("redispacer: a slot expired while its request was in flight",
+				p.cfg.Log().Warn("redispacer: a slot expired while its request was in flight",
 					"authority", auths[start+i], "slot_timeout", p.cfg.slotTimeout)
 			}
 		}
