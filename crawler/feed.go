@@ -33,12 +33,39 @@ type Feed struct {
 // FeedOption configures OpenFeed.
 type FeedOption func(*feedConfig)
 
+// feedConfig is what the options set; feedConfigFor then resolves format
+// and gzip from them and the file name.
 type feedConfig struct {
 	format   Format
 	gzip     bool
 	gzipSet  bool
 	stdout   io.Writer
 	exporter func(Format, io.Writer) (Exporter, error)
+}
+
+// feedConfigFor applies opts and resolves the feed's format (FeedFormat,
+// else the name's extension) and compression (FeedGzip, else a ".gz"
+// suffix), as OpenFeed documents. names lists the extensions the caller
+// can write, for the error about a name that tells no format.
+func feedConfigFor(path string, opts []FeedOption, names string) (feedConfig, error) {
+	cfg := feedConfig{stdout: os.Stdout, exporter: NewExporter}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	f, gz, ok := FormatFor(path)
+	if cfg.format != "" {
+		var err error
+		if f, err = ParseFormat(string(cfg.format)); err != nil {
+			return cfg, fmt.Errorf("feed %s: %w", path, err)
+		}
+	} else if !ok {
+		return cfg, fmt.Errorf("feed %s: cannot tell the format from the name; name it %s or set the format", path, names)
+	}
+	if !cfg.gzipSet {
+		cfg.gzip = gz
+	}
+	cfg.format = f
+	return cfg, nil
 }
 
 // FeedFormat sets the format instead of taking it from the name's
@@ -65,22 +92,11 @@ func FeedExporter(fn func(Format, io.Writer) (Exporter, error)) FeedOption {
 // otherwise. A name without a known extension and no FeedFormat is an
 // error, and so is standard output without FeedFormat.
 func OpenFeed(path string, opts ...FeedOption) (*Feed, error) {
-	cfg := feedConfig{stdout: os.Stdout, exporter: NewExporter}
-	for _, o := range opts {
-		o(&cfg)
+	cfg, err := feedConfigFor(path, opts, ".jsonl, .json or .csv (optionally .gz)")
+	if err != nil {
+		return nil, err
 	}
-	f, gz, ok := FormatFor(path)
-	if cfg.format != "" {
-		var err error
-		if f, err = ParseFormat(string(cfg.format)); err != nil {
-			return nil, fmt.Errorf("feed %s: %w", path, err)
-		}
-	} else if !ok {
-		return nil, fmt.Errorf("feed %s: cannot tell the format from the name; name it .jsonl, .json or .csv (optionally .gz) or set the format", path)
-	}
-	if cfg.gzipSet {
-		gz = cfg.gzip
-	}
+	f := cfg.format
 	feed := &Feed{path: path, format: f}
 	var w io.Writer
 	if path == "-" {
@@ -92,7 +108,7 @@ func OpenFeed(path string, opts ...FeedOption) (*Feed, error) {
 		}
 		feed.file, feed.own, w = file, true, file
 	}
-	if gz {
+	if cfg.gzip {
 		feed.gz = gzip.NewWriter(w)
 		w = feed.gz
 	}

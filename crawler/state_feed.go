@@ -31,24 +31,13 @@ func ResumeFeed(path string, opts ...FeedOption) (*Feed, error) {
 	if path == "-" {
 		return OpenFeed(path, opts...)
 	}
-	cfg := feedConfig{stdout: os.Stdout, exporter: NewExporter}
-	for _, o := range opts {
-		o(&cfg)
+	cfg, err := feedConfigFor(path, opts, ".jsonl or .csv")
+	if err != nil {
+		return nil, err
 	}
-	f, gz, ok := FormatFor(path)
-	if cfg.format != "" {
-		var err error
-		if f, err = ParseFormat(string(cfg.format)); err != nil {
-			return nil, fmt.Errorf("feed %s: %w", path, err)
-		}
-	} else if !ok {
-		return nil, fmt.Errorf("feed %s: cannot tell the format from the name; name it .jsonl or .csv or set the format", path)
-	}
-	if cfg.gzipSet {
-		gz = cfg.gzip
-	}
+	f := cfg.format
 	switch {
-	case gz:
+	case cfg.gzip:
 		return nil, fmt.Errorf("feed %s: %w: a gzip stream cut by a crash cannot be continued; write it uncompressed and compress it when the job is complete", path, ErrFeedNotResumable)
 	case f == JSONFormat:
 		return nil, fmt.Errorf("feed %s: %w: a JSON array is closed at the end of each run; use JSON Lines (.jsonl) or CSV for a job that resumes", path, ErrFeedNotResumable)
