@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+)
+
+// summary is one process count's runs: medians of what varies with the
+// machine's noise, the worst run of what must hold every time.
+type summary struct {
+	Procs            int     `json:"procs"`
+	Runs             int     `json:"runs"`
+	WallSeconds      float64 `json:"wall_seconds_median"`
+	PagesPerSec      float64 `json:"pages_per_sec_median"`
+	Speedup          float64 `json:"speedup_over_one_process"` // pages/s ÷ that of one process through Redis (medians)
+	CPUSeconds       float64 `json:"cpu_seconds_median"`
+	RedisCPUSeconds  float64 `json:"redis_cpu_seconds_median"`
+	UniquePages      float64 `json:"unique_pages_median"`
+	MaxDuplicates    int     `json:"duplicates_max"`
+	MaxMissing       int     `json:"missing_max"`
+	MaxUnexpected    int     `json:"unexpected_max"`
+	MaxRobotsNotOne  int     `json:"authorities_not_one_robots_max"`
+	MaxGapViolations int     `json:"gap_violations_max"`
+	MinGapSeconds    float64 `json:"min_gap_seconds"`
+	SkipChecksFailed int     `json:"skip_checks_failed"`
+	MaxSkipDups      int     `json:"skip_duplicates_max"`
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func summarise(cfg config, runs []runResult) []summary {
+	var out []summary
+	for _, n := range cfg.Procs {
+		s := summary{Procs: n, MinGapSeconds: math.Inf(1)}
+		var wall, pps, cpu, rcpu, pages []float64
+		for _, r := range runs {
+			if r.Procs != n {
+				continue
+			}
+			s.Runs++
+			wall = append(wall, r.WallSeconds)
+			pps = append(pps, r.PagesPerSec)
+			cpu = append(cpu, r.CPUSeconds)
+			rcpu = append(rcpu, r.RedisCPUSeconds)
+			pages = append(pages, float64(r.Hits.UniquePages))
+			s.MaxDuplicates = max(s.MaxDuplicates, r.Hits.DuplicateFetches)
+			s.MaxMissing = max(s.MaxMissing, r.Hits.Missing)
+			s.MaxUnexpected = max(s.MaxUnexpected, r.Hits.Unexpected)
+			s.MaxRobotsNotOne = max(s.MaxRobotsNotOne, r.Hits.RobotsNotOne)
+			s.MaxGapViolations = max(s.MaxGapViolations, r.Hits.GapViolations)
+			s.MinGapSeconds = math.Min(s.MinGapSeconds, r.Hits.MinGapSeconds)
+			s.MaxSkipDups = max(s.MaxSkipDups, r.SkipDuplicates)
+			if r.SkipCheck != "ok" {
+				s.SkipChecksFailed++
+			}
+		}
+		s.WallSeconds, s.PagesPerSec, s.CPUSeconds = median(wall), median(pps), median(cpu)
+		s.RedisCPUSeconds, s.UniquePages = median(rcpu), median(pages)
+		out = append(out, s)
+	}
+	base := math.NaN()
+	for _, s := range out {
+		if s.Procs == 1 {
+			base = s.PagesPerSec
+		}
+	}
+	for i := range out {
+		out[i].Speedup = out[i].PagesPerSec / base
+	}
+	return out
+}
+
+func writeReport(w io.Writer, cfg config, sums []summary) {
+	fmt.Fprintf(w, "medians of %d interleaved runs; worst run for the counts that must hold\n\n", cfg.Runs)
+	fmt.Fprintln(w, "| processes | pages | wall s | pages/s | × 1 process | heed CPU s | redis CPU s | dup fetches | missing | robots≠1 | gap violations | min gap s | skip log |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, s := range sums {
+		skip := "exact"
+		if s.SkipChecksFailed > 0 {
+			skip = fmt.Sprintf("%d runs differ", s.SkipChecksFailed)
+		}
+		if s.MaxSkipDups > 0 {
+			skip += fmt.Sprintf(", ≤%d dups merged", s.MaxSkipDups)
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %.2f | %.1f | %.2f | %.2f | %.2f | %d | %d | %d | %d | %.3f | %s |\n",
+			procLabel(s.Procs), s.UniquePages, s.WallSeconds, s.PagesPerSec, s.Speedup, s.CPUSeconds, s.RedisCPUSeconds,
+			s.MaxDuplicates, s.MaxMissing+s.MaxUnexpected, s.MaxRobotsNotOne, s.MaxGapViolations, s.MinGapSeconds, skip)
+	}
+}
