@@ -28,6 +28,9 @@
 // A crawl that runs for hours or days keeps its state in a directory with
 // WithState: a cancelled crawl pauses, a killed one loses nothing queued,
 // and running it again resumes it (see State, DirState and ResumeFeed).
+// A crawl that outgrows one machine is shared by several heed processes
+// through Redis with WithRedis: one queue, one robots.txt cache, pacing
+// across the fleet, a skip log per process (see FleetSummary).
 //
 // The crawler wires; the packages decide. robots.txt verdicts come from
 // heed's robots package through the middleware's robots stage, pacing from
