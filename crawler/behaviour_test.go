@@ -114,7 +114,7 @@ func TestRobotsRefetchAppliesNewRules(t *testing.T) {
 // TestSlowHostDoesNotHoldOthers: with a single worker, a host with a long
 // Crawl-delay must not hold up a host that has work ready.
 func TestSlowHostDoesNotHoldOthers(t *testing.T) {
-	slow := startGenerated(t, testweb.Generated{Hosts: 1, PagesPerHost: 6, PageBytes: 512, LinksPerPage: 1, CrawlDelay: 0.25, Seed: 1})
+	slow := startGenerated(t, testweb.Generated{Hosts: 1, PagesPerHost: 6, PageBytes: 512, LinksPerPage: 1, CrawlDelay: 0.4, Seed: 1})
 	fast := startGenerated(t, testweb.Generated{Hosts: 1, PagesPerHost: 60, PageBytes: 512, LinksPerPage: 3, Seed: 2})
 	c, err := crawler.New("HeedBot", crawler.WithWorkers(1), crawler.WithDelay(0),
 		crawler.WithAllowedDomains(append(slow.Domains(), fast.Domains()...)...))
@@ -129,7 +129,7 @@ func TestSlowHostDoesNotHoldOthers(t *testing.T) {
 		t.Fatalf("slow host served %d requests, fast host %d; want 7 and 61", len(slowHits), len(fastHits))
 	}
 	lastFast := fastHits[len(fastHits)-1].Time
-	// The slow host's fourth request comes at least 3 × 0.25 s after its
+	// The slow host's fourth request comes at least 3 × 0.4 s after its
 	// first; the fast host's 61 requests need no waiting at all.
 	if fourth := slowHits[3].Time; !lastFast.Before(fourth) {
 		t.Errorf("the fast host finished at %v, after the slow host's fourth request at %v: the worker waited on the slow host",
