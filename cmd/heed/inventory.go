@@ -8,11 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/heedcrawl/heed/crawler"
 )
@@ -260,41 +258,4 @@ func (w *rowWriter) flush() error {
 		}
 	}
 	return w.err
-}
-
-// startInventoryProgress prints a live line on w every half second, like
-// `heed crawl --progress`, and returns the function that clears it.
-func startInventoryProgress(mode string, w io.Writer, inv *crawler.Inventory) (stop func()) {
-	show := mode == "always"
-	if f, ok := w.(*os.File); ok && mode == "auto" && term.IsTerminal(int(f.Fd())) {
-		show = true
-	}
-	if !show {
-		return func() {}
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				fmt.Fprint(w, "\r\033[K")
-				return
-			case <-t.C:
-				p := inv.Progress()
-				fmt.Fprintf(w, "\r\033[Ksitemaps %d  URLs %d  disallowed %d  %s", p.Sitemaps, p.URLs, p.Disallowed, p.Elapsed.Round(time.Second))
-			}
-		}
-	}()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			close(done)
-			wg.Wait()
-		})
-	}
 }

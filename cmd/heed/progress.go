@@ -12,15 +12,14 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 )
 
-// startProgress prints a live progress line on w every half second while
-// a crawl runs: on a terminal in "auto" mode, always in "always" mode. It
-// returns the function that stops it and clears the line.
-func startProgress(mode string, w io.Writer, stats *crawler.Stats) (stop func()) {
+// startLine prints the line line() returns on w every half second, in
+// place: on a terminal in "auto" mode, always in "always" mode, never in
+// "never" mode. It returns the function that stops it and clears the line;
+// calling that more than once is harmless.
+func startLine(mode string, w io.Writer, line func() string) (stop func()) {
 	show := mode == "always"
-	if mode == "auto" {
-		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			show = true
-		}
+	if f, ok := w.(*os.File); ok && mode == "auto" && term.IsTerminal(int(f.Fd())) {
+		show = true
 	}
 	if !show {
 		return func() {}
@@ -38,14 +37,34 @@ func startProgress(mode string, w io.Writer, stats *crawler.Stats) (stop func())
 				fmt.Fprint(w, "\r\033[K")
 				return
 			case <-t.C:
-				s := stats.Snapshot()
-				fmt.Fprintf(w, "\r\033[Kpages %d (%.1f/s)  waiting %d  in flight %d  duplicates %d  skipped %d  items %d  %s",
-					s.Pages, s.Rate(), s.Waiting, s.InFlight, s.Duplicates, s.SkippedTotal(), s.Items, s.Elapsed.Round(time.Second))
+				fmt.Fprint(w, "\r\033[K"+line())
 			}
 		}
 	}()
+	var once sync.Once
 	return func() {
-		close(done)
-		wg.Wait()
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+		})
 	}
+}
+
+// startProgress shows a crawl's progress: pages and rate, the queue,
+// duplicates, skips and items.
+func startProgress(mode string, w io.Writer, stats *crawler.Stats) (stop func()) {
+	return startLine(mode, w, func() string {
+		s := stats.Snapshot()
+		return fmt.Sprintf("pages %d (%.1f/s)  waiting %d  in flight %d  duplicates %d  skipped %d  items %d  %s",
+			s.Pages, s.Rate(), s.Waiting, s.InFlight, s.Duplicates, s.SkippedTotal(), s.Items, s.Elapsed.Round(time.Second))
+	})
+}
+
+// startInventoryProgress shows an inventory's progress: sitemaps read,
+// URLs listed, URLs robots.txt disallows.
+func startInventoryProgress(mode string, w io.Writer, inv *crawler.Inventory) (stop func()) {
+	return startLine(mode, w, func() string {
+		p := inv.Progress()
+		return fmt.Sprintf("sitemaps %d  URLs %d  disallowed %d  %s", p.Sitemaps, p.URLs, p.Disallowed, p.Elapsed.Round(time.Second))
+	})
 }
