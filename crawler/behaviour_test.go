@@ -17,39 +17,6 @@ import (
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-func readSkips(t *testing.T, buf *bytes.Buffer) []*skiplog.Record {
-	t.Helper()
-	var recs []*skiplog.Record
-	if err := skiplog.Read(bytes.NewReader(buf.Bytes()), func(r *skiplog.Record) error { recs = append(recs, r); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
-
-func startGenerated(t *testing.T, g testweb.Generated) *testweb.Site {
-	t.Helper()
-	site, err := testweb.StartGenerated(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(site.Close)
-	return site
-}
-
-func run(t *testing.T, c *crawler.Crawler, seeds ...string) crawler.Summary {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	sum, err := c.Run(ctx, seeds...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Interrupted {
-		t.Fatal("crawl did not finish within a minute")
-	}
-	return sum
-}
-
 func TestUserAgentMustContainToken(t *testing.T) {
 	for _, tt := range []struct {
 		token, ua string

@@ -13,20 +13,13 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
-	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
 func runInventory(t *testing.T, sites []string, opts ...crawler.Option) ([]crawler.InventoryRow, *crawler.InventorySummary, map[string]*skiplog.Record) {
 	t.Helper()
 	var skips bytes.Buffer
-	opts = append([]crawler.Option{
-		crawler.WithDelay(testFloor),
-		crawler.WithTimeout(500 * time.Millisecond),
-		crawler.WithRetries(2, 100*time.Millisecond),
-		crawler.WithRobotsGiveUp(3*time.Second, 200*time.Millisecond),
-		crawler.WithSkipLog(&skips),
-	}, opts...)
+	opts = append(append(testTimings(), crawler.WithSkipLog(&skips)), opts...)
 	inv, err := crawler.NewInventory("HeedBot", opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -38,16 +31,7 @@ func runInventory(t *testing.T, sites []string, opts ...crawler.Option) ([]crawl
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := map[string]*skiplog.Record{}
-	if err := skiplog.Read(&skips, func(r *skiplog.Record) error {
-		if prev := recs[r.URL]; prev != nil {
-			t.Errorf("two skip records for %s: %s, %s", r.URL, prev.Reason, r.Reason)
-		}
-		recs[r.URL] = r
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	recs := skipsByURL(t, readSkips(t, &skips))
 	if p := inv.Progress(); p.URLs != int64(len(rows)) || p.Disallowed != int64(sum.Disallowed) || p.Sitemaps != int64(sum.Read) {
 		t.Errorf("progress %+v disagrees with %d rows, summary %d disallowed, %d read", p, len(rows), sum.Disallowed, sum.Read)
 	}
@@ -57,11 +41,7 @@ func runInventory(t *testing.T, sites []string, opts ...crawler.Option) ([]crawl
 // TestInventoryMatchesTheOracle builds the inventory of every host of the
 // scenario and compares it, row by row and in order, with the oracle's.
 func TestInventoryMatchesTheOracle(t *testing.T) {
-	site, err := testweb.StartScenario(testweb.WithTimeout(2 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer site.Close()
+	site := startScenario(t)
 	rows, sum, recs := runInventory(t, everyHost(site), crawler.WithTransport(site.Transport()))
 	exp := site.ExpectedSitemaps("HeedBot")
 
@@ -104,10 +84,7 @@ func TestInventoryMatchesTheOracle(t *testing.T) {
 	if pages := site.PageRequests(); len(pages) != 0 {
 		t.Errorf("the inventory fetched pages: %v", pages)
 	}
-	requested := map[string]bool{}
-	for _, h := range site.Hits() {
-		requested[h.Authority+h.Path] = true
-	}
+	requested := hitURLs(site)
 	for u := range exp.Fetched {
 		if !requested[u] {
 			t.Errorf("sitemap %s not read", u)
@@ -120,10 +97,7 @@ func TestInventoryMatchesTheOracle(t *testing.T) {
 		if requested[u] {
 			t.Errorf("sitemap %s requested although robots.txt disallows it", u)
 		}
-		r := recs[u]
-		if r == nil || r.Reason != sk.Reason || r.Robots == nil || r.Robots.Line != sk.Line || r.Robots.Rule != sk.Rule {
-			t.Errorf("sitemap %s: record %+v, want %s line %d", u, r, sk.Reason, sk.Line)
-		}
+		checkSkip(t, u, recs[u], sk)
 		i := slices.IndexFunc(sum.Sitemaps, func(s crawler.InventorySitemap) bool { return s.URL == u })
 		if i < 0 || sum.Sitemaps[i].NotRead != sk.Reason {
 			t.Errorf("summary does not report %s as not read (%s)", u, sk.Reason)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,11 +52,7 @@ func (s *syncBuffer) Reader() io.Reader {
 // crawl-wide counts.
 func TestRedisScenarioTwoProcesses(t *testing.T) {
 	srv := redistest.Start(t)
-	site, err := testweb.StartScenario(testweb.WithTimeout(2 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(site.Close)
+	site := startScenario(t)
 	id := newCrawlID()
 	const procs = 2
 	logs := make([]*syncBuffer, procs)
@@ -68,17 +63,11 @@ func TestRedisScenarioTwoProcesses(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range procs {
 		logs[i] = &syncBuffer{}
-		c, err := crawler.New("HeedBot",
+		c, err := crawler.New("HeedBot", append(siteOptions(site),
 			crawler.WithRedis(srv.Client(t), id),
-			crawler.WithTransport(site.Transport()),
-			crawler.WithAllowedDomains(site.Domains()...),
-			crawler.WithDelay(testFloor),
 			crawler.WithWorkers(4),
-			crawler.WithTimeout(500*time.Millisecond),
-			crawler.WithRetries(2, 100*time.Millisecond),
-			crawler.WithRobotsGiveUp(3*time.Second, 200*time.Millisecond),
 			crawler.WithSkipLog(logs[i]),
-		)
+		)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,39 +86,13 @@ func TestRedisScenarioTwoProcesses(t *testing.T) {
 	}
 
 	exp := site.Expected("HeedBot")
-	requested, first := map[string]int{}, map[string]bool{}
-	robots := map[string]int{}
-	for _, h := range site.Hits() {
-		if strings.HasSuffix(h.Path, "robots.txt") && !strings.HasPrefix(h.Served, "redirect ") {
-			robots[h.Authority]++
-		}
-		if strings.HasPrefix(h.Served, "redirect ") || strings.HasSuffix(h.Path, "robots.txt") {
-			continue
-		}
-		requested[h.Authority+h.Path]++
-		if h.Served == "first" {
-			first[h.Authority+h.Path] = true
-		}
-	}
-	for u := range requested {
-		if !exp.Fetched[u] {
-			t.Errorf("requested %s, which must not be", u)
-		}
-	}
-	for u := range exp.Fetched {
-		want := 1
-		if first[u] {
-			want = 2
-		}
-		if n := requested[u]; n != want {
-			t.Errorf("%s requested %d times by the fleet, want %d", u, n, want)
-		}
-	}
+	rc := countRequests(site)
+	checkRequestsMatchOracle(t, rc, exp)
 	retried := map[string]bool{} // robots.txt retried by design until it answers or heed gives up
 	for _, h := range []string{testweb.HostFlaky, testweb.HostSlow, testweb.HostBroken} {
 		retried[site.Host(h).Authority] = true
 	}
-	for a, n := range robots {
+	for a, n := range rc.robots {
 		if n != 1 && !retried[a] {
 			t.Errorf("%s: robots.txt requested %d times by the fleet; want once", a, n)
 		}
@@ -140,48 +103,13 @@ func TestRedisScenarioTwoProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]*skiplog.Record{}
-	if err := skiplog.Read(&merged, func(r *skiplog.Record) error { got[r.URL] = r; return nil }); err != nil {
-		t.Fatal(err)
-	}
 	if st.Duplicates != 0 {
 		t.Errorf("%d URLs recorded by both crawlers; no lease expired", st.Duplicates)
 	}
-	for u, want := range exp.Skipped {
-		r, ok := got[u]
-		switch {
-		case !ok:
-			t.Errorf("no skip record for %s (want %s)", u, want.Reason)
-		case r.Reason != want.Reason:
-			t.Errorf("%s: reason %s, want %s", u, r.Reason, want.Reason)
-		case want.RobotsURL != "" && (r.Robots == nil || r.Robots.URL != want.RobotsURL || r.Robots.Line != want.Line || r.Robots.Rule != want.Rule):
-			t.Errorf("%s: evidence %+v, want %s line %d %q", u, r.Robots, want.RobotsURL, want.Line, want.Rule)
-		}
-	}
-	for u, r := range got {
-		if _, ok := exp.Skipped[u]; !ok {
-			t.Errorf("unexpected skip record %s: %s %s", u, r.Reason, r.Detail)
-		}
-	}
+	checkSkipsMatchOracle(t, skipsByURL(t, readSkips(t, &merged)), exp.Skipped)
 
 	// Pacing at the servers, whichever crawler sent the requests.
-	byAuth := map[string][]testweb.Hit{}
-	for _, h := range site.Hits() {
-		byAuth[h.Authority] = append(byAuth[h.Authority], h)
-	}
-	delayHost := site.Host(testweb.HostDelay).Authority
-	for auth, hits := range byAuth {
-		interval := testFloor
-		if auth == delayHost {
-			interval = time.Duration(testweb.DelayCrawlDelay * float64(time.Second))
-		}
-		sort.Slice(hits, func(i, j int) bool { return hits[i].Time.Before(hits[j].Time) })
-		for i := 1; i < len(hits); i++ {
-			if gap := hits[i].Time.Sub(hits[i-1].Time); gap < interval {
-				t.Errorf("%s: %s then %s only %v apart (interval %v)", auth, hits[i-1].Path, hits[i].Path, gap, interval)
-			}
-		}
-	}
+	checkPacing(t, site, testFloor)
 
 	// Both report the crawl-wide counts: the sum of their own.
 	var pages int64

@@ -1,14 +1,10 @@
 package crawler_test
 
 import (
-	"bytes"
-	"context"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
@@ -18,64 +14,19 @@ import (
 // sitemapCrawl crawls the scenario as HeedBot with the given options and
 // no link following: only sitemaps seed it. It records the Meta every page
 // callback saw.
-type sitemapCrawlResult struct {
-	site    *testweb.Site
-	records []*skiplog.Record
-	sum     crawler.Summary
-	meta    map[string]map[string]string
-}
-
-func sitemapCrawl(t *testing.T, seeds func(*testweb.Site) []string, extra ...crawler.Option) sitemapCrawlResult {
+func sitemapCrawl(t *testing.T, seeds func(*testweb.Site) []string, extra ...crawler.Option) scenarioResult {
 	t.Helper()
-	site, err := testweb.StartScenario(testweb.WithTimeout(2 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(site.Close)
-	var skips bytes.Buffer
-	opts := append([]crawler.Option{
-		crawler.WithTransport(site.Transport()),
-		crawler.WithAllowedDomains(site.Domains()...),
-		crawler.WithDelay(testFloor),
-		crawler.WithWorkers(8),
-		crawler.WithTimeout(500 * time.Millisecond),
-		crawler.WithRetries(2, 100*time.Millisecond),
-		crawler.WithRobotsGiveUp(3*time.Second, 200*time.Millisecond),
-		crawler.WithSkipLog(&skips),
-	}, extra...)
-	c, err := crawler.New("HeedBot", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	meta := map[string]map[string]string{}
-	c.OnResponse(func(r *crawler.Response) {
-		mu.Lock()
-		meta[r.Request.URL] = r.Request.Meta
-		mu.Unlock()
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	sum, err := c.Run(ctx, seeds(site)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Interrupted {
-		t.Fatal("the crawl did not finish within a minute")
-	}
-	var recs []*skiplog.Record
-	if err := skiplog.Read(&skips, func(r *skiplog.Record) error { recs = append(recs, r); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return sitemapCrawlResult{site: site, records: recs, sum: sum, meta: meta}
-}
-
-func everyHost(s *testweb.Site) []string {
-	var seeds []string
-	for _, h := range s.Hosts() {
-		seeds = append(seeds, h.BaseURL)
-	}
-	return seeds
+	res := scenarioCrawl(t, seeds, func(c *crawler.Crawler) {
+		c.OnResponse(func(r *crawler.Response) {
+			mu.Lock()
+			meta[r.Request.URL] = r.Request.Meta
+			mu.Unlock()
+		})
+	}, extra...)
+	res.meta = meta
+	return res
 }
 
 // TestSitemapsOnlyCrawl is `heed crawl --sitemaps-only` over every host
@@ -107,30 +58,18 @@ func TestSitemapsOnlyCrawl(t *testing.T) {
 	}
 
 	// Sitemaps: every expected one read, none that robots.txt disallows.
-	requested := map[string]bool{}
-	for _, h := range res.site.Hits() {
-		requested[h.Authority+h.Path] = true
-	}
+	requested := hitURLs(res.site)
 	for u := range exp.Fetched {
 		if !requested[u] {
 			t.Errorf("sitemap %s was not read", u)
 		}
 	}
-	recs := map[string]*skiplog.Record{}
-	for _, r := range res.records {
-		if prev, dup := recs[r.URL]; dup {
-			t.Errorf("two skip records for %s: %s and %s", r.URL, prev.Reason, r.Reason)
-		}
-		recs[r.URL] = r
-	}
+	recs := skipsByURL(t, res.records)
 	for u, sk := range exp.Skipped {
 		if requested[u] {
 			t.Errorf("sitemap %s was requested although robots.txt disallows it", u)
 		}
-		r := recs[u]
-		if r == nil || r.Reason != sk.Reason || r.Robots == nil || r.Robots.Line != sk.Line || r.Robots.Rule != sk.Rule {
-			t.Errorf("sitemap %s: skip record %+v, want %s line %d %q", u, r, sk.Reason, sk.Line, sk.Rule)
-		}
+		checkSkip(t, u, recs[u], sk)
 	}
 	for _, row := range exp.Rows {
 		if row.Allowed {
@@ -161,23 +100,7 @@ func TestSitemapsOnlyCrawl(t *testing.T) {
 	}
 	// Sitemap fetches are paced like pages: per authority, requests are
 	// never closer than the floor (or the delay host's Crawl-delay).
-	byAuth := map[string][]testweb.Hit{}
-	for _, h := range res.site.Hits() {
-		byAuth[h.Authority] = append(byAuth[h.Authority], h)
-	}
-	delayHost := res.site.Host(testweb.HostDelay).Authority
-	for auth, hits := range byAuth {
-		interval := testFloor
-		if auth == delayHost {
-			interval = time.Duration(testweb.DelayCrawlDelay * float64(time.Second))
-		}
-		sort.Slice(hits, func(i, j int) bool { return hits[i].Time.Before(hits[j].Time) })
-		for i := 1; i < len(hits); i++ {
-			if gap := hits[i].Time.Sub(hits[i-1].Time); gap < interval {
-				t.Errorf("%s: %s then %s only %v apart (interval %v)", auth, hits[i-1].Path, hits[i].Path, gap, interval)
-			}
-		}
-	}
+	checkPacing(t, res.site, testFloor)
 
 	// Nothing else is in the skip log but the probes of the two sites
 	// whose robots.txt stays unreachable.
@@ -216,30 +139,15 @@ func TestDiscoveryBesideLinks(t *testing.T) {
 			t.Errorf("%s requested %d times", u, n)
 		}
 	}
-	requested := map[string]bool{}
-	for _, h := range res.site.Hits() {
-		requested[h.Authority+h.Path] = true
-	}
+	requested := hitURLs(res.site)
 	for u := range maps.Fetched {
 		if !requested[u] {
 			t.Errorf("sitemap %s was not read", u)
 		}
 	}
-	got := map[string]*skiplog.Record{}
-	for _, r := range res.records {
-		got[r.URL] = r
+	want := maps.Skipped // and the oracle's skips beside them
+	for u, sk := range exp.Skipped {
+		want[u] = sk
 	}
-	for u, want := range exp.Skipped {
-		if r := got[u]; r == nil || r.Reason != want.Reason {
-			t.Errorf("%s: record %+v, want %s", u, r, want.Reason)
-		}
-	}
-	for u, r := range got {
-		if _, ok := exp.Skipped[u]; ok {
-			continue
-		}
-		if sk, ok := maps.Skipped[u]; !ok || r.Reason != sk.Reason {
-			t.Errorf("unexpected skip record %s %s: %s", r.Reason, u, r.Detail)
-		}
-	}
+	checkSkipsMatchOracle(t, skipsByURL(t, res.records), want)
 }

@@ -3,7 +3,6 @@ package crawler_test
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -93,24 +92,8 @@ func crawlMapsFrom(t *testing.T, seeds []string, extra ...crawler.Option) (map[s
 			mu.Unlock()
 		})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	sum, err := c.Run(ctx, seeds...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs := map[string]*skiplog.Record{}
-	err = skiplog.Read(&skips, func(r *skiplog.Record) error {
-		if prev := recs[r.URL]; prev != nil {
-			t.Errorf("two skip records for %s: %s, %s", r.URL, prev.Reason, r.Reason)
-		}
-		recs[r.URL] = r
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs, sum, parsedBy
+	sum := run(t, c, seeds...)
+	return skipsByURL(t, readSkips(t, &skips)), sum, parsedBy
 }
 
 const urlsetHead = `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`

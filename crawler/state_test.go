@@ -9,8 +9,6 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,16 +23,7 @@ import (
 // summary.
 func stateRun(t *testing.T, site *testweb.Site, dir string, stopAfter int64, extra ...crawler.Option) crawler.Summary {
 	t.Helper()
-	opts := append([]crawler.Option{
-		crawler.WithTransport(site.Transport()),
-		crawler.WithAllowedDomains(site.Domains()...),
-		crawler.WithDelay(testFloor),
-		crawler.WithWorkers(8),
-		crawler.WithTimeout(500 * time.Millisecond),
-		crawler.WithRetries(2, 100*time.Millisecond),
-		crawler.WithRobotsGiveUp(3*time.Second, 200*time.Millisecond),
-		crawler.WithState(dir),
-	}, extra...)
+	opts := append(append(siteOptions(site), crawler.WithState(dir)), extra...)
 	c, err := crawler.New("HeedBot", opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -65,29 +54,11 @@ func stateRun(t *testing.T, site *testweb.Site, dir string, stopAfter int64, ext
 	return sum
 }
 
-func readSkipLog(t *testing.T, path string) []*skiplog.Record {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var recs []*skiplog.Record
-	if err := skiplog.Read(f, func(r *skiplog.Record) error { recs = append(recs, r); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
-
 // TestStatePauseAndResumeMatchesTheOracle crawls the scenario site with a
 // state, pauses it twice, resumes it to the end, and compares the whole
 // job with the oracle: what a single uninterrupted crawl does.
 func TestStatePauseAndResumeMatchesTheOracle(t *testing.T) {
-	site, err := testweb.StartScenario(testweb.WithTimeout(2 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer site.Close()
+	site := startScenario(t)
 	dir := t.TempDir()
 
 	var sums []crawler.Summary
@@ -110,69 +81,17 @@ func TestStatePauseAndResumeMatchesTheOracle(t *testing.T) {
 	}
 
 	exp := site.Expected("HeedBot")
-	requested := map[string]int{}
-	answeredFirst := map[string]bool{}
-	robotsFetches := map[string]int{}
-	for _, h := range site.Hits() {
-		if strings.HasSuffix(h.Path, "robots.txt") && !strings.HasPrefix(h.Served, "redirect ") {
-			robotsFetches[h.Authority]++
-		}
-		if strings.HasPrefix(h.Served, "redirect ") || strings.HasSuffix(h.Path, "robots.txt") {
-			continue
-		}
-		requested[h.Authority+h.Path]++
-		if h.Served == "first" {
-			answeredFirst[h.Authority+h.Path] = true
-		}
-	}
-	for u, n := range requested {
-		want := 1
-		if answeredFirst[u] {
-			want = 2
-		}
-		switch {
-		case !exp.Fetched[u]:
-			t.Errorf("requested %s, which must not be", u)
-		case n != want:
-			// A pause lets requests in flight finish: nothing is fetched
-			// twice.
-			t.Errorf("%s requested %d times, want %d", u, n, want)
-		}
-	}
-	for u := range exp.Fetched {
-		if requested[u] == 0 {
-			t.Errorf("%s never requested", u)
-		}
-	}
-	got := map[string]*skiplog.Record{}
-	for _, r := range readSkipLog(t, filepath.Join(dir, "skipped.jsonl")) {
-		if prev, dup := got[r.URL]; dup {
-			t.Errorf("two skip records for %s: %s and %s", r.URL, prev.Reason, r.Reason)
-		}
-		got[r.URL] = r
-	}
-	for u, want := range exp.Skipped {
-		r, ok := got[u]
-		switch {
-		case !ok:
-			t.Errorf("no skip record for %s (want %s)", u, want.Reason)
-		case r.Reason != want.Reason:
-			t.Errorf("%s: reason %s, want %s", u, r.Reason, want.Reason)
-		case want.Line > 0 && (r.Robots == nil || r.Robots.Line != want.Line || !slices.Equal(r.Robots.Group, want.Group)):
-			t.Errorf("%s: evidence %+v, want line %d group %v", u, r.Robots, want.Line, want.Group)
-		}
-	}
-	for u, r := range got {
-		if _, ok := exp.Skipped[u]; !ok {
-			t.Errorf("unexpected skip record %s: %s %s", u, r.Reason, r.Detail)
-		}
-	}
+	// A pause lets requests in flight finish: nothing is fetched twice.
+	rc := countRequests(site)
+	checkRequestsMatchOracle(t, rc, exp)
+	got := skipsByURL(t, readSkipLog(t, filepath.Join(dir, "skipped.jsonl")))
+	checkSkipsMatchOracle(t, got, exp.Skipped)
 	// robots.txt is fetched once per authority for the whole job: the
 	// resumed runs use the stored files. (The flaky host's is fetched
 	// until it recovers, the slow host's until heed gives up.)
 	for _, name := range []string{testweb.HostMain, testweb.HostDelay, testweb.HostNoRobots} {
-		if a := site.Host(name).Authority; robotsFetches[a] != 1 {
-			t.Errorf("%s: robots.txt fetched %d times over three runs, want 1", name, robotsFetches[a])
+		if a := site.Host(name).Authority; rc.robots[a] != 1 {
+			t.Errorf("%s: robots.txt fetched %d times over three runs, want 1", name, rc.robots[a])
 		}
 	}
 	// The statistics add up over the runs.
@@ -201,11 +120,7 @@ func TestStatePauseAndResumeMatchesTheOracle(t *testing.T) {
 // TestStateBudgetAcrossRuns checks that the page budget is spent once over
 // the runs of a job: pausing does not refill it.
 func TestStateBudgetAcrossRuns(t *testing.T) {
-	site, err := testweb.StartGenerated(testweb.Generated{Hosts: 2, PagesPerHost: 40, PageBytes: 512, LinksPerPage: 3, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer site.Close()
+	site := startGenerated(t, testweb.Generated{Hosts: 2, PagesPerHost: 40, PageBytes: 512, LinksPerPage: 3, Seed: 3})
 	dir := t.TempDir()
 	const budget = 15
 	first := stateRun(t, site, dir, 5, crawler.WithMaxPages(budget))
