@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/skiplog"
@@ -67,18 +65,11 @@ func TestInterruptLeavesCompleteLogs(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := buildHeed(t)
-	site, err := testweb.StartGenerated(testweb.Generated{Hosts: 3, PagesPerHost: 150, PageBytes: 2048, LinksPerPage: 6, CrossHostFraction: 0.2, DisallowFraction: 0.1, Seed: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer site.Close()
+	site := startSite(t, testweb.Generated{Hosts: 3, PagesPerHost: 150, PageBytes: 2048, LinksPerPage: 6, CrossHostFraction: 0.2, DisallowFraction: 0.1, Seed: 7})
 	dir := t.TempDir()
 	items, skips := filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "skipped.jsonl")
 	args := []string{"crawl", "--agent", "HeedBot", "--out", items, "--skiplog", skips, "--delay", "30ms", "--progress", "never"}
-	for _, d := range site.Domains() {
-		args = append(args, "--allow-domain", d)
-	}
-	cmd := exec.Command(bin, append(args, site.Seeds()...)...)
+	cmd := exec.Command(bin, append(args, siteArgs(site)...)...)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stdout
 	if err := cmd.Start(); err != nil {
@@ -95,7 +86,7 @@ func TestInterruptLeavesCompleteLogs(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("exit: %v, want status 130\n%s", err, stdout.String())
@@ -104,41 +95,12 @@ func TestInterruptLeavesCompleteLogs(t *testing.T) {
 		t.Errorf("no interruption notice:\n%s", stdout.String())
 	}
 
-	fetched := map[string]bool{}
-	f, err := os.Open(items)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(f)
-	for {
-		var p crawler.Page
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatalf("items file is not complete JSON Lines: %v", err)
-		}
-		fetched[p.URL] = true
-	}
-	f.Close()
-	skipped := map[string]skiplog.Reason{}
-	sf, err := os.Open(skips)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := skiplog.Read(sf, func(r *skiplog.Record) error {
-		if _, dup := skipped[r.URL]; dup {
-			t.Errorf("two records for %s", r.URL)
-		}
-		skipped[r.URL] = r.Reason
-		return nil
-	}); err != nil {
-		t.Fatalf("skip log is not complete: %v", err)
-	}
-	sf.Close()
+	fetched := readItems(t, items)
+	skipped := readSkipLog(t, skips)
 
 	interrupted := 0
 	for _, r := range skipped {
-		if r == skiplog.Interrupted {
+		if r.Reason == skiplog.Interrupted {
 			interrupted++
 		}
 	}
@@ -169,7 +131,7 @@ func TestInterruptLeavesCompleteLogs(t *testing.T) {
 				t.Errorf("link %q: %v", href, err)
 				return
 			}
-			if !fetched[c] && skipped[c] == "" {
+			if fetched[c] == 0 && skipped[c] == nil {
 				t.Errorf("%s (linked from %s) was neither fetched nor skip-logged", c, page)
 			}
 		})

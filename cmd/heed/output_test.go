@@ -42,12 +42,7 @@ func (s *syncBuffer) String() string {
 
 func smallSite(t *testing.T) *testweb.Site {
 	t.Helper()
-	site, err := testweb.StartGenerated(testweb.Generated{Hosts: 1, PagesPerHost: 12, PageBytes: 512, LinksPerPage: 3, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(site.Close)
-	return site
+	return startSite(t, testweb.Generated{Hosts: 1, PagesPerHost: 12, PageBytes: 512, LinksPerPage: 3, Seed: 5})
 }
 
 // TestCrawlFeedFormats: --out picks the format from the name, --format

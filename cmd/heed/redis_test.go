@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/heedcrawl/heed/frontier/redisfrontier/redistest"
 	"github.com/heedcrawl/heed/internal/testweb"
-	"github.com/heedcrawl/heed/skiplog"
 )
 
 // fleetDelay is the floor every process of the fleet tests paces by.
@@ -41,12 +39,7 @@ type fleet struct {
 }
 
 func newFleet(t *testing.T, bin string, g testweb.Generated, opts ...redistest.Option) *fleet {
-	site, err := testweb.StartGenerated(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(site.Close)
-	return &fleet{t: t, bin: bin, dir: t.TempDir(), site: site, srv: redistest.Start(t, opts...),
+	return &fleet{t: t, bin: bin, dir: t.TempDir(), site: startSite(t, g), srv: redistest.Start(t, opts...),
 		id: fmt.Sprintf("fleet-test-%d", time.Now().UnixNano())}
 }
 
@@ -58,10 +51,7 @@ func (f *fleet) start(n int, extra ...string) {
 		args := []string{"crawl", "--agent", "HeedBot", "--redis", f.srv.URL(0), "--crawl-id", f.id,
 			"--delay", fleetDelay.String(), "--concurrency", "4", "--per-host", "4", "--timeout", "2s",
 			"--progress", "never", "--skiplog", p.log, "--user-agent", procUA(i)}
-		for _, d := range f.site.Domains() {
-			args = append(args, "--allow-domain", d)
-		}
-		args = append(append(args, extra...), f.site.Seeds()...)
+		args = append(append(args, extra...), siteArgs(f.site)...)
 		p.cmd = exec.Command(f.bin, args...)
 		p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 		if err := p.cmd.Start(); err != nil {
@@ -130,40 +120,22 @@ func (f *fleet) check(allowDup int) {
 	t := f.t
 	t.Helper()
 	exp := f.site.Expected("HeedBot")
-	pages := f.site.PageRequests()
 	dups := 0
-	for u := range exp.Fetched {
-		switch n := pages[u]; {
-		case n == 0:
-			t.Errorf("%s never fetched", u)
-		case n > 1:
-			dups += n - 1
-		}
-	}
-	for u := range pages {
-		if !exp.Fetched[u] {
-			t.Errorf("%s fetched, which must not be", u)
-		}
+	for _, n := range fetchedAgain(t, f.site.PageRequests(), exp) {
+		dups += n
 	}
 	if dups > allowDup {
 		t.Errorf("%d duplicate page fetches; at most %d allowed", dups, allowDup)
 	}
 
-	byAuth := map[string][]testweb.Hit{}
-	for _, h := range f.site.Hits() {
-		byAuth[h.Authority] = append(byAuth[h.Authority], h)
-	}
 	minGap := time.Hour
-	for a, hits := range byAuth {
-		sort.Slice(hits, func(i, j int) bool { return hits[i].Time.Before(hits[j].Time) })
-		for i := 1; i < len(hits); i++ {
-			gap := hits[i].Time.Sub(hits[i-1].Time)
-			minGap = min(minGap, gap)
-			if gap < fleetDelay {
-				t.Errorf("%s: %s then %s arrived %v apart; the floor is %v", a, hits[i-1].Path, hits[i].Path, gap, fleetDelay)
-			}
+	eachGap(f.site, func(a string, prev, next testweb.Hit) {
+		gap := next.Time.Sub(prev.Time)
+		minGap = min(minGap, gap)
+		if gap < fleetDelay {
+			t.Errorf("%s: %s then %s arrived %v apart; the floor is %v", a, prev.Path, next.Path, gap, fleetDelay)
 		}
-	}
+	})
 
 	merged := filepath.Join(f.dir, "merged.jsonl")
 	var logs []string
@@ -174,25 +146,7 @@ func (f *fleet) check(allowDup int) {
 	if code != 0 {
 		t.Fatalf("heed skiplog merge: exit %d: %s", code, stderr)
 	}
-	got := map[string]skiplog.Reason{}
-	mf, err := os.Open(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mf.Close()
-	if err := skiplog.Read(mf, func(r *skiplog.Record) error { got[r.URL] = r.Reason; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	for u, want := range exp.Skipped {
-		if r, ok := got[u]; !ok || r != want.Reason {
-			t.Errorf("merged skip log: %s has %q; want %s", u, r, want.Reason)
-		}
-	}
-	for u, r := range got {
-		if _, ok := exp.Skipped[u]; !ok {
-			t.Errorf("merged skip log: unexpected %s (%s)", u, r)
-		}
-	}
+	checkSkipReasons(t, readSkipLog(t, merged), exp.Skipped)
 	t.Logf("%d processes: %d pages expected, %d duplicate fetches, %d skips expected; smallest gap %v; merge: %s",
 		len(f.procs), len(exp.Fetched), dups, len(exp.Skipped), minGap, strings.TrimSpace(lastLine(stdout)))
 }

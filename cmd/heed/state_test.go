@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
-	"github.com/heedcrawl/heed/skiplog"
 )
 
 // stateJob is a `heed crawl --state` job run by the built binary against
@@ -43,22 +41,14 @@ type jobRun struct {
 
 func newStateJob(t *testing.T, bin string, g testweb.Generated, delay time.Duration) *stateJob {
 	t.Helper()
-	site, err := testweb.StartGenerated(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(site.Close)
 	dir := t.TempDir()
-	return &stateJob{t: t, bin: bin, site: site, dir: filepath.Join(dir, "state"), items: filepath.Join(dir, "items.jsonl"), delay: delay}
+	return &stateJob{t: t, bin: bin, site: startSite(t, g), dir: filepath.Join(dir, "state"), items: filepath.Join(dir, "items.jsonl"), delay: delay}
 }
 
 func (j *stateJob) command() *exec.Cmd {
 	args := []string{"crawl", "--agent", "HeedBot", "--state", j.dir, "--out", j.items,
 		"--delay", j.delay.String(), "--timeout", "5s", "--progress", "never"}
-	for _, d := range j.site.Domains() {
-		args = append(args, "--allow-domain", d)
-	}
-	return exec.Command(j.bin, append(args, j.site.Seeds()...)...)
+	return exec.Command(j.bin, append(args, siteArgs(j.site)...)...)
 }
 
 // itemLines counts the complete lines of the items file.
@@ -153,52 +143,17 @@ func (j *stateJob) check(kills int, inFlight int) int {
 	t.Helper()
 	exp := j.site.Expected("HeedBot")
 	requested := j.site.PageRequests()
-	skipped := map[string]*skiplog.Record{}
-	f, err := os.Open(filepath.Join(j.dir, "skipped.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := skiplog.Read(f, func(r *skiplog.Record) error {
-		if prev, dup := skipped[r.URL]; dup {
-			t.Errorf("two skip records for %s: %s and %s", r.URL, prev.Reason, r.Reason)
-		}
-		skipped[r.URL] = r
-		return nil
-	}); err != nil {
-		t.Fatalf("skip log: %v", err)
-	}
-	for u, want := range exp.Skipped {
-		r, ok := skipped[u]
-		switch {
-		case !ok:
-			t.Errorf("no skip record for %s (want %s)", u, want.Reason)
-		case r.Reason != want.Reason:
-			t.Errorf("%s: reason %s, want %s", u, r.Reason, want.Reason)
-		}
-	}
+	skipped := readSkipLog(t, filepath.Join(j.dir, "skipped.jsonl"))
+	checkSkipReasons(t, skipped, exp.Skipped)
 	for u, r := range skipped {
-		if _, ok := exp.Skipped[u]; !ok {
-			t.Errorf("unexpected skip record %s: %s %s", u, r.Reason, r.Detail)
-		}
 		if requested[u] > 0 {
 			t.Errorf("%s both fetched and skip-logged (%s)", u, r.Reason)
 		}
 	}
-	for u := range exp.Fetched {
-		if requested[u] == 0 {
-			t.Errorf("%s was never fetched", u)
-		}
-	}
 	refetched := 0
-	for u, n := range requested {
-		if !exp.Fetched[u] {
-			t.Errorf("fetched %s, which must not be", u)
-		}
-		if n > 1 {
-			refetched += n - 1
-			j.checkInFlightAtKill(u)
-		}
+	for u, n := range fetchedAgain(t, requested, exp) {
+		refetched += n
+		j.checkInFlightAtKill(u)
 	}
 	// Per authority and kill: the request in flight, and the one before
 	// it if its Done had not reached the disk (the durable frontier writes
@@ -221,22 +176,7 @@ func (j *stateJob) check(kills int, inFlight int) int {
 
 	// The feed holds whole records, one per fetched page; a page fetched
 	// again after a kill may have its item twice.
-	b, err := os.ReadFile(j.items)
-	if err != nil {
-		t.Fatal(err)
-	}
-	items := map[string]int{}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	for {
-		var p crawler.Page
-		if err := dec.Decode(&p); err != nil {
-			if err.Error() != "EOF" {
-				t.Fatalf("items file is not whole JSON Lines: %v", err)
-			}
-			break
-		}
-		items[p.URL]++
-	}
+	items := readItems(t, j.items)
 	dupItems := 0
 	for u, n := range items {
 		if requested[u] == 0 {
@@ -283,10 +223,6 @@ func (j *stateJob) checkInFlightAtKill(u string) {
 // least the interval apart, in particular the last of a stopped run and
 // the first of the next. It returns the smallest gap across a restart.
 func (j *stateJob) checkPacing() time.Duration {
-	byAuth := map[string][]testweb.Hit{}
-	for _, h := range j.site.Hits() {
-		byAuth[h.Authority] = append(byAuth[h.Authority], h)
-	}
 	runOf := func(t time.Time) int {
 		for i := len(j.runs) - 1; i >= 0; i-- {
 			if !t.Before(j.runs[i].start) {
@@ -296,23 +232,20 @@ func (j *stateJob) checkPacing() time.Duration {
 		return -1
 	}
 	smallest := time.Duration(1<<63 - 1)
-	for auth, hits := range byAuth {
-		sort.Slice(hits, func(a, b int) bool { return hits[a].Time.Before(hits[b].Time) })
-		for i := 1; i < len(hits); i++ {
-			gap := hits[i].Time.Sub(hits[i-1].Time)
-			across := runOf(hits[i].Time) != runOf(hits[i-1].Time)
-			if across && gap < smallest {
-				smallest = gap
-			}
-			if gap < j.delay {
-				where := "within a run"
-				if across {
-					where = "across a restart"
-				}
-				j.t.Errorf("%s: %s then %s only %v apart %s (interval %v)", auth, hits[i-1].Path, hits[i].Path, gap, where, j.delay)
-			}
+	eachGap(j.site, func(auth string, prev, next testweb.Hit) {
+		gap := next.Time.Sub(prev.Time)
+		across := runOf(next.Time) != runOf(prev.Time)
+		if across && gap < smallest {
+			smallest = gap
 		}
-	}
+		if gap < j.delay {
+			where := "within a run"
+			if across {
+				where = "across a restart"
+			}
+			j.t.Errorf("%s: %s then %s only %v apart %s (interval %v)", auth, prev.Path, next.Path, gap, where, j.delay)
+		}
+	})
 	return smallest
 }
 
