@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/heedcrawl/heed/bench/internal/benchkit"
 )
 
 // childEnv marks a process started by the driver to run one crawl. The
@@ -74,7 +76,7 @@ type childResult struct {
 	PeakGoroutines int    `json:"peak_goroutines"`
 	PeakStackBytes uint64 `json:"peak_stack_bytes"`
 	// Sends are the request start times by authority, when asked for.
-	Sends map[string][]stamp `json:"sends,omitempty"`
+	Sends map[string][]benchkit.Stamp `json:"sends,omitempty"`
 }
 
 // runChild runs one crawl described on in and writes its result to out.

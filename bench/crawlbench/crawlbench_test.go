@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/heedcrawl/heed/bench/internal/benchkit"
 )
 
 // TestMain lets the test binary be the driver's child: crawlOnce
@@ -90,103 +92,11 @@ func TestSmokeBothCrawlers(t *testing.T) {
 	}
 }
 
-func TestSpacing(t *testing.T) {
-	t0 := time.Unix(1000, 0)
-	at := func(ms ...int) []stamp {
-		var out []stamp
-		for i, m := range ms {
-			out = append(out, stamp{Path: fmt.Sprintf("/%d", i), Time: t0.Add(time.Duration(m) * time.Millisecond)})
-		}
-		return out
-	}
-	const gap = 100 * time.Millisecond
-	tests := []struct {
-		name    string
-		byAuth  map[string][]stamp
-		gap     time.Duration
-		want    spacingResult
-		details []gapViolation
-	}{
-		{name: "empty", gap: gap},
-		{name: "one request", byAuth: map[string][]stamp{"a": at(5)}, gap: gap},
-		{name: "evenly spaced", byAuth: map[string][]stamp{"a": at(0, 100, 200)}, gap: gap,
-			want: spacingResult{MinGap: 0.1, Span: 0.2}},
-		{name: "one short gap after a long one", byAuth: map[string][]stamp{"a": at(0, 130, 199)}, gap: gap,
-			want:    spacingResult{Violations: 1, MinGap: 0.069, Span: 0.199},
-			details: []gapViolation{{Authority: "a", Prev: "/1", Path: "/2", Gap: 0.069, GapBefore: 0.13}}},
-		{name: "first pair short", byAuth: map[string][]stamp{"a": at(0, 50)}, gap: gap,
-			want:    spacingResult{Violations: 1, MinGap: 0.05, Span: 0.05},
-			details: []gapViolation{{Authority: "a", Prev: "/0", Path: "/1", Gap: 0.05, GapBefore: -1}}},
-		{name: "out of order input is sorted", byAuth: map[string][]stamp{"a": at(200, 0, 100)}, gap: gap,
-			want: spacingResult{MinGap: 0.1, Span: 0.2}},
-		{name: "authorities apart", byAuth: map[string][]stamp{"a": at(0, 150), "b": at(10, 60)}, gap: gap,
-			want:    spacingResult{Violations: 1, MinGap: 0.05, Span: 0.15},
-			details: []gapViolation{{Authority: "b", Prev: "/0", Path: "/1", Gap: 0.05, GapBefore: -1}}},
-		{name: "no gap asked", byAuth: map[string][]stamp{"a": at(0, 0, 1)}, gap: 0,
-			want: spacingResult{MinGap: 0, Span: 0.001}},
-	}
-	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := spacing(tt.byAuth, tt.gap)
-			if got.Violations != tt.want.Violations || !near(got.MinGap, tt.want.MinGap) || !near(got.Span, tt.want.Span) {
-				t.Errorf("spacing = %d, %v, %v; want %d, %v, %v", got.Violations, got.MinGap, got.Span,
-					tt.want.Violations, tt.want.MinGap, tt.want.Span)
-			}
-			if len(got.Details) != len(tt.details) {
-				t.Fatalf("details %+v, want %+v", got.Details, tt.details)
-			}
-			for i, d := range got.Details {
-				w := tt.details[i]
-				if d.Authority != w.Authority || d.Prev != w.Prev || d.Path != w.Path || !near(d.Gap, w.Gap) || !near(d.GapBefore, w.GapBefore) {
-					t.Errorf("detail %d = %+v, want %+v", i, d, w)
-				}
-			}
-		})
-	}
-}
-
-func TestSpacingListsAtMostSomeViolations(t *testing.T) {
-	var ts []stamp
-	for i := 0; i < 3*maxViolationDetails; i++ {
-		ts = append(ts, stamp{Path: "/", Time: time.Unix(0, int64(i))})
-	}
-	got := spacing(map[string][]stamp{"a": ts}, time.Second)
-	if got.Violations != len(ts)-1 || len(got.Details) != maxViolationDetails {
-		t.Errorf("%d violations, %d listed", got.Violations, len(got.Details))
-	}
-}
-
-func TestMedian(t *testing.T) {
-	tests := []struct {
-		in   []float64
-		want float64
-	}{
-		{[]float64{3}, 3},
-		{[]float64{3, 1, 2}, 2},
-		{[]float64{4, 1, 3, 2}, 2.5},
-		{[]float64{5, 5, 1}, 5},
-	}
-	for _, tt := range tests {
-		if got := median(tt.in); got != tt.want {
-			t.Errorf("median(%v) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-	if !math.IsNaN(median(nil)) {
-		t.Error("median of nothing is not NaN")
-	}
-	in := []float64{3, 1, 2}
-	median(in)
-	if in[0] != 3 {
-		t.Error("median reordered its input")
-	}
-}
-
 func TestSummariseAndGoals(t *testing.T) {
 	cfg := benchConfig{Bench: "throughput", Crawlers: []string{"heed", "colly"}, Shape: shape{Pages: 10}}
 	run := func(round int, c string, pps float64, rssKiB int64, dups, robotsMax int) runResult {
 		return runResult{Crawler: c, Run: round, PagesPerSec: pps, Child: childResult{PeakRSSKiB: rssKiB, CrawlSeconds: 1},
-			Hits: hitStats{UniquePages: 100, DuplicateFetches: dups, RobotsMin: 1, RobotsMax: robotsMax}}
+			Hits: benchkit.HitStats{UniquePages: 100, DuplicateFetches: dups, RobotsMin: 1, RobotsMax: robotsMax}}
 	}
 	runs := []runResult{
 		run(1, "heed", 300, 10240, 0, 1), run(1, "colly", 200, 40960, 5, 3),
@@ -234,7 +144,7 @@ func TestSummariseAndGoals(t *testing.T) {
 
 func TestPolitenessGoals(t *testing.T) {
 	cfg := benchConfig{Bench: "politeness", Crawlers: []string{"heed"}, Shape: shape{Pages: 50, CrawlDelay: 0.1}}
-	runs := []runResult{{Crawler: "heed", Child: childResult{CrawlSeconds: 5.3}, Hits: hitStats{RobotsMin: 1, RobotsMax: 1}}}
+	runs := []runResult{{Crawler: "heed", Child: childResult{CrawlSeconds: 5.3}, Hits: benchkit.HitStats{RobotsMin: 1, RobotsMax: 1}}}
 	sums := summarise(cfg, runs)
 	if got := sums[0].RatioToIdealRobot; math.Abs(got-5.3/5.1) > 1e-9 {
 		t.Errorf("wall ÷ ideal(51) = %v", got)

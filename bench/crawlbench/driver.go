@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/heedcrawl/heed/bench/internal/benchkit"
 	"github.com/heedcrawl/heed/internal/testweb"
 )
 
@@ -54,10 +55,10 @@ type runResult struct {
 	Crawler string `json:"crawler"`
 	Run     int    `json:"run"` // 1-based; 0 for an unmeasured profiling run
 	// PagesPerSec is unique pages (hit log) ÷ crawl wall time (child).
-	PagesPerSec    float64     `json:"pages_per_sec"`
-	ProcessSeconds float64     `json:"process_seconds"` // exec to exit, start-up included
-	Child          childResult `json:"child"`
-	Hits           hitStats    `json:"hits"`
+	PagesPerSec    float64           `json:"pages_per_sec"`
+	ProcessSeconds float64           `json:"process_seconds"` // exec to exit, start-up included
+	Child          childResult       `json:"child"`
+	Hits           benchkit.HitStats `json:"hits"`
 	// RusageMaxRSSKiB is getrusage's ru_maxrss for the child. It is kept
 	// for reference only: on Linux it includes the driver's own peak (see
 	// peakRSS), so the report uses the child's VmHWM instead.
@@ -73,7 +74,7 @@ type runResult struct {
 	// Sends is the spacing of requests as they left the crawler (when
 	// recorded): the same check as the hit log's, on the other side of
 	// the connection.
-	Sends *spacingResult `json:"sends,omitempty"`
+	Sends *benchkit.Spacing `json:"sends,omitempty"`
 }
 
 // crawlOnce starts a fresh site, runs one crawler against it in a child
@@ -131,9 +132,9 @@ func crawlOnce(ctx context.Context, cfg benchConfig, crawler string, run int, pr
 	}
 	site.Close() // every handler has returned: the hit log is complete
 	gap := time.Duration(cfg.Shape.CrawlDelay * float64(time.Second))
-	res.Hits = analyse(site, heedAgent, gap)
+	res.Hits = benchkit.AnalyseHits(site, heedAgent, gap)
 	if res.Child.Sends != nil {
-		sp := spacing(res.Child.Sends, gap)
+		sp := benchkit.MeasureSpacing(res.Child.Sends, gap)
 		res.Sends = &sp
 		res.Child.Sends = nil // the hit log is the record; keep the JSON small
 	}

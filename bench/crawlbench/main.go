@@ -35,6 +35,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/heedcrawl/heed/bench/internal/benchkit"
 )
 
 func main() {
@@ -73,7 +75,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	loadBefore := loadAverage()
+	loadBefore := benchkit.LoadAverage()
 	runs, profiled, err := runBench(ctx, cfg, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "crawlbench:", err)
@@ -82,7 +84,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sums := summarise(cfg, runs)
 	gs := goals(cfg, runs, sums)
 	env := currentEnvironment()
-	env.LoadBefore, env.LoadAfter = loadBefore, loadAverage()
+	env.LoadBefore, env.LoadAfter = loadBefore, benchkit.LoadAverage()
 	writeMarkdown(stdout, cfg, runs, sums, gs)
 	fmt.Fprintf(stdout, "\n%s, %d CPUs, GOMAXPROCS %d; load average before %s, after %s\n",
 		env.GoVersion, env.NumCPU, env.GOMAXPROCS, env.LoadBefore, env.LoadAfter)
@@ -186,19 +188,6 @@ type environment struct {
 	// the machine is shared, and a high load explains slow, noisy runs.
 	LoadBefore string `json:"loadavg_before,omitempty"`
 	LoadAfter  string `json:"loadavg_after,omitempty"`
-}
-
-// loadAverage returns the first three fields of /proc/loadavg, or "".
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func currentEnvironment() environment {

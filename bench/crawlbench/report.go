@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
+
+	"github.com/heedcrawl/heed/bench/internal/benchkit"
 )
 
 // summary is one crawler's runs reduced to what the report shows: medians
@@ -39,19 +40,6 @@ type summary struct {
 	CrawlerErrors     int64   `json:"crawler_errors_max"`
 	RatioToIdeal      float64 `json:"wall_over_ideal_median,omitempty"`
 	RatioToIdealRobot float64 `json:"wall_over_ideal_with_robots_median,omitempty"`
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // summarise reduces the runs of each crawler, in cfg.Crawlers order.
@@ -99,12 +87,12 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 		if s.Runs == 0 {
 			continue
 		}
-		s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.PeakRSSMiB = median(pages), median(secs), median(pps), median(rss)
-		s.SpanSeconds, s.CPUSeconds = median(spans), median(cpu)
-		s.PeakGoroutines, s.PeakStackMiB = median(gor), median(stk)
-		s.MedianGapSeconds, s.P95GapSeconds = median(mgaps), median(pgaps)
+		s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.PeakRSSMiB = benchkit.Median(pages), benchkit.Median(secs), benchkit.Median(pps), benchkit.Median(rss)
+		s.SpanSeconds, s.CPUSeconds = benchkit.Median(spans), benchkit.Median(cpu)
+		s.PeakGoroutines, s.PeakStackMiB = benchkit.Median(gor), benchkit.Median(stk)
+		s.MedianGapSeconds, s.P95GapSeconds = benchkit.Median(mgaps), benchkit.Median(pgaps)
 		if len(ideal) > 0 {
-			s.RatioToIdeal, s.RatioToIdealRobot = median(ideal), median(idealR)
+			s.RatioToIdeal, s.RatioToIdealRobot = benchkit.Median(ideal), benchkit.Median(idealR)
 		}
 		if math.IsInf(s.MinGapSeconds, 1) {
 			s.MinGapSeconds = 0
@@ -194,7 +182,7 @@ func pairedRatios(runs []runResult, figure func(runResult) float64) (float64, bo
 	if len(ratios) == 0 {
 		return 0, false
 	}
-	return median(ratios), true
+	return benchkit.Median(ratios), true
 }
 
 func robotsRange(s summary) string {
@@ -215,17 +203,20 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 
 	fmt.Fprintln(w, "Medians of the runs; the worst run for the counts that must hold every time.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| crawler | runs | unique pages | wall s | pages/s | CPU s | peak RSS MiB | peak goroutines | peak stacks MiB | dup. fetches (worst) | robots.txt per authority | missing (worst) | unexpected (worst) |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	benchkit.TableHeader(w, "-rrrrrrrrrrrr", "crawler", "runs", "unique pages", "wall s", "pages/s", "CPU s", "peak RSS MiB", "peak goroutines",
+		"peak stacks MiB", "dup. fetches (worst)", "robots.txt per authority", "missing (worst)", "unexpected (worst)")
 	for _, s := range sums {
 		fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.0f | %.2f | %.1f | %.0f | %.1f | %d | %s | %d | %d |\n",
 			s.Crawler, s.Runs, s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.CPUSeconds, s.PeakRSSMiB, s.PeakGoroutines, s.PeakStackMiB,
 			s.MaxDuplicates, robotsRange(s), s.MaxMissing, s.MaxUnexpected)
 	}
 	if sh.CrawlDelay > 0 {
-		fmt.Fprintf(w, "\n| crawler | wall s | ideal %d×%g s | wall ÷ ideal(%d) | ideal %d×%g s | wall ÷ ideal(%d) | longest host span s | median gap s | p95 gap s | gap violations at arrival (worst) | min arrival gap s | gap violations at send (worst) | min send gap s |\n",
-			sh.Pages, sh.CrawlDelay, sh.Pages, sh.Pages+1, sh.CrawlDelay, sh.Pages+1)
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w)
+		benchkit.TableHeader(w, "-rrrrrrrrrrrr", "crawler", "wall s",
+			fmt.Sprintf("ideal %d×%g s", sh.Pages, sh.CrawlDelay), fmt.Sprintf("wall ÷ ideal(%d)", sh.Pages),
+			fmt.Sprintf("ideal %d×%g s", sh.Pages+1, sh.CrawlDelay), fmt.Sprintf("wall ÷ ideal(%d)", sh.Pages+1),
+			"longest host span s", "median gap s", "p95 gap s", "gap violations at arrival (worst)", "min arrival gap s",
+			"gap violations at send (worst)", "min send gap s")
 		for _, s := range sums {
 			fmt.Fprintf(w, "| %s | %.3f | %.2f | %.3f | %.2f | %.3f | %.3f | %.4f | %.4f | %d | %.4f | %d | %.4f |\n", s.Crawler, s.CrawlSeconds,
 				float64(sh.Pages)*sh.CrawlDelay, s.RatioToIdeal, float64(sh.Pages+1)*sh.CrawlDelay, s.RatioToIdealRobot,
@@ -234,8 +225,8 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 		writeViolations(w, runs)
 	}
 	if len(gs) > 0 {
-		fmt.Fprintln(w, "\n| goal | target | measured | met |")
-		fmt.Fprintln(w, "|---|---|---|---|")
+		fmt.Fprintln(w)
+		benchkit.TableHeader(w, "", "goal", "target", "measured", "met")
 		for _, g := range gs {
 			met := "no"
 			if g.Met {
@@ -246,8 +237,9 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 	}
 	fmt.Fprintln(w, "\nIndividual runs:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| run | crawler | unique pages | wall s | lead s | longest host span s | tail s | pages/s | CPU s | peak RSS MiB | dup. fetches | robots.txt (min–max) | missing | requests | crawler errors | gap violations | min gap s |")
-	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	benchkit.TableHeader(w, "r-rrrrrrrrrrrrrrr", "run", "crawler", "unique pages", "wall s", "lead s", "longest host span s", "tail s",
+		"pages/s", "CPU s", "peak RSS MiB", "dup. fetches", "robots.txt (min–max)", "missing", "requests", "crawler errors",
+		"gap violations", "min gap s")
 	for _, r := range runs {
 		fmt.Fprintf(w, "| %d | %s | %d | %.3f | %.3f | %.3f | %.3f | %.0f | %.2f | %.1f | %d | %d–%d | %d | %d | %d | %d | %.4f |\n",
 			r.Run, r.Crawler, r.Hits.UniquePages, r.Child.CrawlSeconds, r.LeadSeconds, r.Hits.SpanSeconds, r.TailSeconds,
@@ -267,12 +259,12 @@ func writeViolations(w io.Writer, runs []runResult) {
 	for _, r := range runs {
 		lists := []struct {
 			side string
-			vs   []gapViolation
+			vs   []benchkit.GapViolation
 		}{{"arrival", r.Hits.Violations}}
 		if r.Sends != nil {
 			lists = append(lists, struct {
 				side string
-				vs   []gapViolation
+				vs   []benchkit.GapViolation
 			}{"send", r.Sends.Details})
 		}
 		for _, l := range lists {
@@ -280,8 +272,7 @@ func writeViolations(w io.Writer, runs []runResult) {
 				if !header {
 					fmt.Fprintln(w, "\nGap violations:")
 					fmt.Fprintln(w)
-					fmt.Fprintln(w, "| run | crawler | side | authority | previous request | request | gap s | gap before s |")
-					fmt.Fprintln(w, "|---:|---|---|---|---|---|---:|---:|")
+					benchkit.TableHeader(w, "r-----rr", "run", "crawler", "side", "authority", "previous request", "request", "gap s", "gap before s")
 					header = true
 				}
 				fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %.4f | %.4f |\n", r.Run, r.Crawler, l.side, v.Authority, v.Prev, v.Path, v.Gap, v.GapBefore)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/heedcrawl/heed/bench/internal/benchkit"
 )
 
 // newTransport is the one HTTP transport both crawlers download with, so
@@ -44,7 +46,7 @@ func newTransport(perHost, budget int, sends *sendLog) http.RoundTripper {
 // pacing that is too tight from requests delayed on their way.
 type sendLog struct {
 	mu    sync.Mutex
-	sends map[string][]stamp // by authority
+	sends map[string][]benchkit.Stamp // by authority
 }
 
 func (l *sendLog) record(req *http.Request) {
@@ -52,19 +54,19 @@ func (l *sendLog) record(req *http.Request) {
 	auth := req.URL.Scheme + "://" + req.URL.Host
 	l.mu.Lock()
 	if l.sends == nil {
-		l.sends = map[string][]stamp{}
+		l.sends = map[string][]benchkit.Stamp{}
 	}
-	l.sends[auth] = append(l.sends[auth], stamp{Path: req.URL.RequestURI(), Time: now})
+	l.sends[auth] = append(l.sends[auth], benchkit.Stamp{Path: req.URL.RequestURI(), Time: now})
 	l.mu.Unlock()
 }
 
 // byAuthority returns the sends recorded so far.
-func (l *sendLog) byAuthority() map[string][]stamp {
+func (l *sendLog) byAuthority() map[string][]benchkit.Stamp {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make(map[string][]stamp, len(l.sends))
+	out := make(map[string][]benchkit.Stamp, len(l.sends))
 	for a, s := range l.sends {
-		out[a] = append([]stamp(nil), s...)
+		out[a] = append([]benchkit.Stamp(nil), s...)
 	}
 	return out
 }

@@ -34,6 +34,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/heedcrawl/heed/bench/internal/benchkit"
 )
 
 // config is one benchmark's settings.
@@ -75,7 +77,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "longest one run may take")
 	fs.StringVar(&cfg.Agent, "agent", "HeedBot", "product token")
 	fs.StringVar(&cfg.Heed, "heed", "", "heed binary (default: built from the work tree)")
-	fs.StringVar(&cfg.Redis, "redis-server", "", "redis-server binary (default: PATH, then /usr/bin)")
+	fs.StringVar(&cfg.Redis, "redis-server", "", "redis-server binary (default: $HEED_REDIS_SERVER, then PATH, /usr/bin, /usr/local/bin)")
 	outDir := fs.String("out", "", "directory for the JSON report (default: none)")
 	keep := fs.Bool("keep", false, "keep each run's skip logs and process output")
 	if err := fs.Parse(args); err != nil {
@@ -122,7 +124,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer srv.stop()
 	cfg.Redis = srv.bin
 
-	loadBefore := loadAverage()
+	loadBefore := benchkit.LoadAverage()
 	fmt.Fprintf(stdout, "## fleet: %d hosts × %d pages, %v latency, --delay %v, %d workers per process\n\n",
 		cfg.Hosts, cfg.Pages, cfg.Latency, cfg.Delay, cfg.Workers)
 	var results []runResult
@@ -139,13 +141,13 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintf(stderr, "run %d, %s: %d pages in %.2f s (%.1f pages/s; by process %v), %d gap violations, %d duplicates, %d missing, skip log %s; load %s\n",
 				round, procLabel(n), res.Hits.UniquePages, res.WallSeconds, res.PagesPerSec, res.ProcessPages, res.Hits.GapViolations,
-				res.Hits.DuplicateFetches, res.Hits.Missing, res.SkipCheck, loadAverage())
+				res.Hits.DuplicateFetches, res.Hits.Missing, res.SkipCheck, benchkit.LoadAverage())
 			results = append(results, res)
 		}
 	}
 	sums := summarise(cfg, results)
 	writeReport(stdout, cfg, sums)
-	fmt.Fprintf(stdout, "\nload average before: %s, after: %s; %d CPUs\n", loadBefore, loadAverage(), runtime.NumCPU())
+	fmt.Fprintf(stdout, "\nload average before: %s, after: %s; %d CPUs\n", loadBefore, benchkit.LoadAverage(), runtime.NumCPU())
 	if *outDir != "" {
 		if err := writeJSON(*outDir, cfg, results, sums, loadBefore); err != nil {
 			fmt.Fprintln(stderr, "fleetbench:", err)
@@ -172,18 +174,6 @@ func moduleRoot() string {
 	}
 }
 
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
-}
-
 func writeJSON(dir string, cfg config, runs []runResult, sums []summary, loadBefore string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -192,7 +182,7 @@ func writeJSON(dir string, cfg config, runs []runResult, sums []summary, loadBef
 	doc := map[string]any{
 		"config": cfg, "runs": runs, "summary": sums,
 		"go": runtime.Version(), "cpus": runtime.NumCPU(), "commit": strings.TrimSpace(string(rev)),
-		"load_before": loadBefore, "load_after": loadAverage(), "time": time.Now().UTC().Format(time.RFC3339),
+		"load_before": loadBefore, "load_after": benchkit.LoadAverage(), "time": time.Now().UTC().Format(time.RFC3339),
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/heedcrawl/heed/frontier/redisfrontier/redistest"
 )
 
 // redisServer is the benchmark's private redis-server: loopback, no
@@ -24,19 +25,17 @@ type redisServer struct {
 	rdb  *redis.Client
 }
 
+// findRedis returns bin, or where redistest finds a redis-server: the
+// same lookup heed's Redis tests use.
 func findRedis(bin string) (string, error) {
 	if bin != "" {
 		return bin, nil
 	}
-	if b, err := exec.LookPath("redis-server"); err == nil {
-		return b, nil
+	b, err := redistest.Binary()
+	if err != nil {
+		return "", fmt.Errorf("%w: install one (apt-get install redis-server) or pass -redis-server", err)
 	}
-	for _, b := range []string{"/usr/bin/redis-server", "/usr/local/bin/redis-server"} {
-		if _, err := os.Stat(b); err == nil {
-			return b, nil
-		}
-	}
-	return "", errors.New("no redis-server found: install one (apt-get install redis-server) or pass -redis-server")
+	return b, nil
 }
 
 func startRedis(bin, dir string) (*redisServer, error) {

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
+
+	"github.com/heedcrawl/heed/bench/internal/benchkit"
 )
 
 // summary is one process count's runs: medians of what varies with the
@@ -26,19 +27,6 @@ type summary struct {
 	MinGapSeconds    float64 `json:"min_gap_seconds"`
 	SkipChecksFailed int     `json:"skip_checks_failed"`
 	MaxSkipDups      int     `json:"skip_duplicates_max"`
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func summarise(cfg config, runs []runResult) []summary {
@@ -67,8 +55,8 @@ func summarise(cfg config, runs []runResult) []summary {
 				s.SkipChecksFailed++
 			}
 		}
-		s.WallSeconds, s.PagesPerSec, s.CPUSeconds = median(wall), median(pps), median(cpu)
-		s.RedisCPUSeconds, s.UniquePages = median(rcpu), median(pages)
+		s.WallSeconds, s.PagesPerSec, s.CPUSeconds = benchkit.Median(wall), benchkit.Median(pps), benchkit.Median(cpu)
+		s.RedisCPUSeconds, s.UniquePages = benchkit.Median(rcpu), benchkit.Median(pages)
 		out = append(out, s)
 	}
 	base := math.NaN()
@@ -85,8 +73,8 @@ func summarise(cfg config, runs []runResult) []summary {
 
 func writeReport(w io.Writer, cfg config, sums []summary) {
 	fmt.Fprintf(w, "medians of %d interleaved runs; worst run for the counts that must hold\n\n", cfg.Runs)
-	fmt.Fprintln(w, "| processes | pages | wall s | pages/s | × 1 process | heed CPU s | redis CPU s | dup fetches | missing | robots≠1 | gap violations | min gap s | skip log |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	benchkit.TableHeader(w, "", "processes", "pages", "wall s", "pages/s", "× 1 process", "heed CPU s", "redis CPU s",
+		"dup fetches", "missing", "robots≠1", "gap violations", "min gap s", "skip log")
 	for _, s := range sums {
 		skip := "exact"
 		if s.SkipChecksFailed > 0 {

@@ -5,14 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
+	"github.com/heedcrawl/heed/bench/internal/benchkit"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -29,7 +28,7 @@ type runResult struct {
 	// RedisCPUSeconds is the server's during the run.
 	CPUSeconds      float64 `json:"cpu_seconds"`
 	RedisCPUSeconds float64 `json:"redis_cpu_seconds"`
-	Hits            hitStats
+	Hits            benchkit.HitStats
 	// SkipCheck is "ok" when the merged skip logs hold exactly the URLs
 	// the oracle expects skipped, with their reasons; otherwise it says
 	// what differs. SkipDuplicates counts records dropped by the merge.
@@ -110,7 +109,7 @@ func runOnce(ctx context.Context, cfg config, srv *redisServer, n, round int, di
 		res.ProcessPages = append(res.ProcessPages, pagesLine(out))
 	}
 	site.Close()
-	res.Hits = analyse(site, cfg.Agent, cfg.Delay)
+	res.Hits = benchkit.AnalyseHits(site, cfg.Agent, cfg.Delay)
 	res.PagesPerSec = float64(res.Hits.UniquePages) / res.WallSeconds
 	res.SkipCheck, res.SkipRecords, res.SkipDuplicates, err = checkSkips(ctx, cfg, site, logs, dir)
 	return res, err
@@ -179,78 +178,6 @@ func checkSkips(ctx context.Context, cfg config, site *testweb.Site, logs []stri
 		check = fmt.Sprintf("%d missing, %d unexpected, %d with another reason", missing, unexpected, wrong)
 	}
 	return check, len(got), st.Duplicates, nil
-}
-
-// hitStats is what the site's hit log says about a crawl.
-type hitStats struct {
-	Requests         int     `json:"requests"`
-	UniquePages      int     `json:"unique_pages"`
-	DuplicateFetches int     `json:"duplicate_fetches"`
-	Missing          int     `json:"missing"`
-	Unexpected       int     `json:"unexpected"`
-	RobotsNotOne     int     `json:"authorities_not_one_robots"`
-	GapViolations    int     `json:"gap_violations"`
-	MinGapSeconds    float64 `json:"min_gap_seconds"`
-	CrawlSeconds     float64 `json:"first_to_last_request_seconds"`
-	Dropped          int64   `json:"dropped_hits"`
-}
-
-// analyse reads the hit log of a closed site; gap is the interval every
-// authority is paced by.
-func analyse(site *testweb.Site, agent string, gap time.Duration) hitStats {
-	hits := site.Hits()
-	st := hitStats{Requests: len(hits), Dropped: site.DroppedHits(), MinGapSeconds: math.Inf(1)}
-	pages := site.PageRequests()
-	st.UniquePages = len(pages)
-	for _, k := range pages {
-		st.DuplicateFetches += k - 1
-	}
-	exp := site.Expected(agent)
-	for u := range exp.Fetched {
-		if pages[u] == 0 {
-			st.Missing++
-		}
-	}
-	for u := range pages {
-		if !exp.Fetched[u] {
-			st.Unexpected++
-		}
-	}
-	byAuth := map[string][]time.Time{}
-	robots := map[string]int{}
-	var first, last time.Time
-	for _, h := range hits {
-		byAuth[h.Authority] = append(byAuth[h.Authority], h.Time)
-		if h.Path == "/robots.txt" {
-			robots[h.Authority]++
-		}
-		if first.IsZero() || h.Time.Before(first) {
-			first = h.Time
-		}
-		if h.Time.After(last) {
-			last = h.Time
-		}
-	}
-	st.CrawlSeconds = last.Sub(first).Seconds()
-	for _, h := range site.Hosts() {
-		if robots[h.Authority] != 1 {
-			st.RobotsNotOne++
-		}
-	}
-	for _, ts := range byAuth {
-		sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
-		for i := 1; i < len(ts); i++ {
-			d := ts[i].Sub(ts[i-1])
-			if d < gap {
-				st.GapViolations++
-			}
-			st.MinGapSeconds = math.Min(st.MinGapSeconds, d.Seconds())
-		}
-	}
-	if math.IsInf(st.MinGapSeconds, 1) {
-		st.MinGapSeconds = 0
-	}
-	return st
 }
 
 // procLabel names a process count in reports.

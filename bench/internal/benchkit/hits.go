@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"math"
@@ -8,9 +8,9 @@ import (
 	"github.com/heedcrawl/heed/internal/testweb"
 )
 
-// hitStats is what the test site's hit log says about one crawl. It is
-// the measure of record: a crawler's own counts are not trusted.
-type hitStats struct {
+// HitStats is what a test site's hit log says about one crawl. It is the
+// measure of record: a crawler's own counts are not trusted.
+type HitStats struct {
 	Requests         int `json:"requests"`
 	UniquePages      int `json:"unique_pages"`
 	DuplicateFetches int `json:"duplicate_fetches"` // page requests beyond the first of each URL
@@ -41,17 +41,17 @@ type hitStats struct {
 	MedianGapSeconds float64 `json:"median_gap_seconds"`
 	P95GapSeconds    float64 `json:"p95_gap_seconds"`
 	// Violations lists the first gap violations one by one.
-	Violations []gapViolation `json:"violations,omitempty"`
+	Violations []GapViolation `json:"violations,omitempty"`
 	// First and Last are the arrival times of the first and last request.
 	First time.Time `json:"first"`
 	Last  time.Time `json:"last"`
 }
 
-// analyse reads the hit log of a closed site. gap is the spacing every
-// authority asked for (0: none).
-func analyse(site *testweb.Site, agent string, gap time.Duration) hitStats {
+// AnalyseHits reads the hit log of a closed site crawled as agent. gap is
+// the spacing every authority asked for (0: none).
+func AnalyseHits(site *testweb.Site, agent string, gap time.Duration) HitStats {
 	hits := site.Hits()
-	st := hitStats{Requests: len(hits), Dropped: site.DroppedHits()}
+	st := HitStats{Requests: len(hits), Dropped: site.DroppedHits()}
 
 	pages := site.PageRequests()
 	st.UniquePages = len(pages)
@@ -70,7 +70,7 @@ func analyse(site *testweb.Site, agent string, gap time.Duration) hitStats {
 		}
 	}
 
-	byAuth := map[string][]stamp{}
+	byAuth := map[string][]Stamp{}
 	robots := map[string]int{}
 	for _, h := range hits {
 		if st.First.IsZero() || h.Time.Before(st.First) {
@@ -79,7 +79,7 @@ func analyse(site *testweb.Site, agent string, gap time.Duration) hitStats {
 		if h.Time.After(st.Last) {
 			st.Last = h.Time
 		}
-		byAuth[h.Authority] = append(byAuth[h.Authority], stamp{Path: h.Path, Time: h.Time})
+		byAuth[h.Authority] = append(byAuth[h.Authority], Stamp{Path: h.Path, Time: h.Time})
 		if h.Path == "/robots.txt" {
 			robots[h.Authority]++
 			st.RobotsRequests++
@@ -102,22 +102,22 @@ func analyse(site *testweb.Site, agent string, gap time.Duration) hitStats {
 	if len(hosts) == 0 {
 		st.RobotsMin = 0
 	}
-	sp := spacing(byAuth, gap)
+	sp := MeasureSpacing(byAuth, gap)
 	st.GapViolations, st.MinGapSeconds, st.SpanSeconds, st.Violations = sp.Violations, sp.MinGap, sp.Span, sp.Details
 	st.MedianGapSeconds, st.P95GapSeconds = sp.MedianGap, sp.P95Gap
 	return st
 }
 
-// stamp is one request to an authority at one moment: its arrival in
-// the site's hit log, or its start in the crawler's transport.
-type stamp struct {
+// Stamp is one request to an authority at one moment: its arrival in the
+// site's hit log, or its start in the crawler's transport.
+type Stamp struct {
 	Path string    `json:"path"`
 	Time time.Time `json:"time"`
 }
 
-// gapViolation is one pair of consecutive requests to an authority that
+// GapViolation is one pair of consecutive requests to an authority that
 // came closer together than asked.
-type gapViolation struct {
+type GapViolation struct {
 	Authority string  `json:"authority"`
 	Prev      string  `json:"prev"`
 	Path      string  `json:"path"`
@@ -128,11 +128,11 @@ type gapViolation struct {
 	GapBefore float64 `json:"gap_before_seconds"`
 }
 
-// maxViolationDetails bounds the violations a report lists one by one.
-const maxViolationDetails = 20
+// MaxViolationDetails bounds the violations a Spacing lists one by one.
+const MaxViolationDetails = 20
 
-// spacingResult is how an authority's requests were spaced.
-type spacingResult struct {
+// Spacing is how the requests to each authority were spaced.
+type Spacing struct {
 	Violations int     `json:"violations"`
 	MinGap     float64 `json:"min_gap_seconds"`
 	Span       float64 `json:"span_seconds"` // longest first-to-last of one authority
@@ -140,15 +140,15 @@ type spacingResult struct {
 	// much more than the asked gap a request costs.
 	MedianGap float64        `json:"median_gap_seconds"`
 	P95Gap    float64        `json:"p95_gap_seconds"`
-	Details   []gapViolation `json:"details,omitempty"`
+	Details   []GapViolation `json:"details,omitempty"`
 }
 
-// spacing checks each authority's requests against gap: how many
+// MeasureSpacing checks each authority's requests against gap: how many
 // consecutive pairs came closer than gap (each listed, up to
-// maxViolationDetails), the smallest spacing of any pair, and the longest
-// first-to-last span.
-func spacing(byAuth map[string][]stamp, gap time.Duration) spacingResult {
-	res := spacingResult{MinGap: math.Inf(1)}
+// MaxViolationDetails), the smallest spacing of any pair, and the longest
+// first-to-last span. It sorts each authority's stamps by time.
+func MeasureSpacing(byAuth map[string][]Stamp, gap time.Duration) Spacing {
+	res := Spacing{MinGap: math.Inf(1)}
 	auths := make([]string, 0, len(byAuth))
 	for a := range byAuth {
 		auths = append(auths, a)
@@ -165,12 +165,12 @@ func spacing(byAuth map[string][]stamp, gap time.Duration) spacingResult {
 			gaps = append(gaps, d.Seconds())
 			if d < gap {
 				res.Violations++
-				if len(res.Details) < maxViolationDetails {
+				if len(res.Details) < MaxViolationDetails {
 					before := -1.0
 					if i >= 2 {
 						before = ts[i-1].Time.Sub(ts[i-2].Time).Seconds()
 					}
-					res.Details = append(res.Details, gapViolation{
+					res.Details = append(res.Details, GapViolation{
 						Authority: a, Prev: ts[i-1].Path, Path: ts[i].Path, Gap: d.Seconds(), GapBefore: before,
 					})
 				}
@@ -186,7 +186,7 @@ func spacing(byAuth map[string][]stamp, gap time.Duration) spacingResult {
 	}
 	if len(gaps) > 0 {
 		sort.Float64s(gaps)
-		res.MedianGap = median(gaps)
+		res.MedianGap = Median(gaps)
 		res.P95Gap = gaps[min(len(gaps)-1, int(math.Ceil(0.95*float64(len(gaps))))-1)]
 	}
 	return res
