@@ -14,23 +14,18 @@ import (
 // memory), and the worst run of the ones that must hold every time
 // (duplicates, robots.txt counts, missing pages, gap violations).
 type summary struct {
-	Crawler           string  `json:"crawler"`
-	Runs              int     `json:"runs"`
-	UniquePages       float64 `json:"unique_pages_median"`
-	CrawlSeconds      float64 `json:"crawl_seconds_median"`
-	PagesPerSec       float64 `json:"pages_per_sec_median"`
-	PeakRSSMiB        float64 `json:"peak_rss_mib_median"`
-	CPUSeconds        float64 `json:"cpu_seconds_median"`
-	PeakGoroutines    float64 `json:"peak_goroutines_median"`
-	PeakStackMiB      float64 `json:"peak_stack_mib_median"`
-	MaxDuplicates     int     `json:"duplicates_max"`
+	Crawler        string  `json:"crawler"`
+	Runs           int     `json:"runs"`
+	UniquePages    float64 `json:"unique_pages_median"`
+	CrawlSeconds   float64 `json:"crawl_seconds_median"`
+	PagesPerSec    float64 `json:"pages_per_sec_median"`
+	PeakRSSMiB     float64 `json:"peak_rss_mib_median"`
+	CPUSeconds     float64 `json:"cpu_seconds_median"`
+	PeakGoroutines float64 `json:"peak_goroutines_median"`
+	PeakStackMiB   float64 `json:"peak_stack_mib_median"`
+	benchkit.Worst
 	RobotsMin         int     `json:"robots_per_authority_min"`
 	RobotsMax         int     `json:"robots_per_authority_max"`
-	MaxRobotsNotOne   int     `json:"authorities_not_one_robots_max"`
-	MaxMissing        int     `json:"missing_max"`
-	MaxUnexpected     int     `json:"unexpected_max"`
-	MaxGapViolations  int     `json:"gap_violations_max"`
-	MinGapSeconds     float64 `json:"min_gap_seconds"`
 	MaxSendViolations int     `json:"send_gap_violations_max"`
 	MinSendGapSeconds float64 `json:"min_send_gap_seconds"`
 	SpanSeconds       float64 `json:"span_seconds_median"`
@@ -46,7 +41,7 @@ type summary struct {
 func summarise(cfg benchConfig, runs []runResult) []summary {
 	var out []summary
 	for _, c := range cfg.Crawlers {
-		s := summary{Crawler: c, RobotsMin: math.MaxInt, MinGapSeconds: math.Inf(1), MinSendGapSeconds: math.Inf(1)}
+		s := summary{Crawler: c, RobotsMin: math.MaxInt, MinSendGapSeconds: math.Inf(1)}
 		var pages, secs, pps, rss, cpu, gor, stk, spans, mgaps, pgaps, ideal, idealR []float64
 		for _, r := range runs {
 			if r.Crawler != c {
@@ -63,14 +58,9 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 			stk = append(stk, float64(r.Child.PeakStackBytes)/(1<<20))
 			mgaps = append(mgaps, r.Hits.MedianGapSeconds)
 			pgaps = append(pgaps, r.Hits.P95GapSeconds)
-			s.MaxDuplicates = max(s.MaxDuplicates, r.Hits.DuplicateFetches)
+			s.Worst.Add(r.Hits)
 			s.RobotsMin = min(s.RobotsMin, r.Hits.RobotsMin)
 			s.RobotsMax = max(s.RobotsMax, r.Hits.RobotsMax)
-			s.MaxRobotsNotOne = max(s.MaxRobotsNotOne, r.Hits.RobotsNotOne)
-			s.MaxMissing = max(s.MaxMissing, r.Hits.Missing)
-			s.MaxUnexpected = max(s.MaxUnexpected, r.Hits.Unexpected)
-			s.MaxGapViolations = max(s.MaxGapViolations, r.Hits.GapViolations)
-			s.MinGapSeconds = math.Min(s.MinGapSeconds, r.Hits.MinGapSeconds)
 			s.CrawlerErrors = max(s.CrawlerErrors, r.Child.Errors)
 			if r.Sends != nil {
 				s.MaxSendViolations = max(s.MaxSendViolations, r.Sends.Violations)
@@ -93,9 +83,6 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 		s.MedianGapSeconds, s.P95GapSeconds = benchkit.Median(mgaps), benchkit.Median(pgaps)
 		if len(ideal) > 0 {
 			s.RatioToIdeal, s.RatioToIdealRobot = benchkit.Median(ideal), benchkit.Median(idealR)
-		}
-		if math.IsInf(s.MinGapSeconds, 1) {
-			s.MinGapSeconds = 0
 		}
 		if math.IsInf(s.MinSendGapSeconds, 1) {
 			s.MinSendGapSeconds = 0

@@ -11,28 +11,23 @@ import (
 // summary is one process count's runs: medians of what varies with the
 // machine's noise, the worst run of what must hold every time.
 type summary struct {
-	Procs            int     `json:"procs"`
-	Runs             int     `json:"runs"`
-	WallSeconds      float64 `json:"wall_seconds_median"`
-	PagesPerSec      float64 `json:"pages_per_sec_median"`
-	Speedup          float64 `json:"speedup_over_one_process"` // pages/s ÷ that of one process through Redis (medians)
-	CPUSeconds       float64 `json:"cpu_seconds_median"`
-	RedisCPUSeconds  float64 `json:"redis_cpu_seconds_median"`
-	UniquePages      float64 `json:"unique_pages_median"`
-	MaxDuplicates    int     `json:"duplicates_max"`
-	MaxMissing       int     `json:"missing_max"`
-	MaxUnexpected    int     `json:"unexpected_max"`
-	MaxRobotsNotOne  int     `json:"authorities_not_one_robots_max"`
-	MaxGapViolations int     `json:"gap_violations_max"`
-	MinGapSeconds    float64 `json:"min_gap_seconds"`
-	SkipChecksFailed int     `json:"skip_checks_failed"`
-	MaxSkipDups      int     `json:"skip_duplicates_max"`
+	Procs           int     `json:"procs"`
+	Runs            int     `json:"runs"`
+	WallSeconds     float64 `json:"wall_seconds_median"`
+	PagesPerSec     float64 `json:"pages_per_sec_median"`
+	Speedup         float64 `json:"speedup_over_one_process"` // pages/s ÷ that of one process through Redis (medians)
+	CPUSeconds      float64 `json:"cpu_seconds_median"`
+	RedisCPUSeconds float64 `json:"redis_cpu_seconds_median"`
+	UniquePages     float64 `json:"unique_pages_median"`
+	benchkit.Worst
+	SkipChecksFailed int `json:"skip_checks_failed"`
+	MaxSkipDups      int `json:"skip_duplicates_max"`
 }
 
 func summarise(cfg config, runs []runResult) []summary {
 	var out []summary
 	for _, n := range cfg.Procs {
-		s := summary{Procs: n, MinGapSeconds: math.Inf(1)}
+		s := summary{Procs: n}
 		var wall, pps, cpu, rcpu, pages []float64
 		for _, r := range runs {
 			if r.Procs != n {
@@ -44,12 +39,7 @@ func summarise(cfg config, runs []runResult) []summary {
 			cpu = append(cpu, r.CPUSeconds)
 			rcpu = append(rcpu, r.RedisCPUSeconds)
 			pages = append(pages, float64(r.Hits.UniquePages))
-			s.MaxDuplicates = max(s.MaxDuplicates, r.Hits.DuplicateFetches)
-			s.MaxMissing = max(s.MaxMissing, r.Hits.Missing)
-			s.MaxUnexpected = max(s.MaxUnexpected, r.Hits.Unexpected)
-			s.MaxRobotsNotOne = max(s.MaxRobotsNotOne, r.Hits.RobotsNotOne)
-			s.MaxGapViolations = max(s.MaxGapViolations, r.Hits.GapViolations)
-			s.MinGapSeconds = math.Min(s.MinGapSeconds, r.Hits.MinGapSeconds)
+			s.Worst.Add(r.Hits)
 			s.MaxSkipDups = max(s.MaxSkipDups, r.SkipDuplicates)
 			if r.SkipCheck != "ok" {
 				s.SkipChecksFailed++

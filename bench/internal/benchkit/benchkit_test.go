@@ -141,3 +141,17 @@ func TestAnalyseHitsOfAnUncrawledSite(t *testing.T) {
 		t.Errorf("gaps of no requests: %d violations, min %v, first %v", st.GapViolations, st.MinGapSeconds, st.First)
 	}
 }
+
+func TestWorst(t *testing.T) {
+	var w Worst
+	if w.MinGapSeconds != 0 {
+		t.Errorf("zero Worst: min gap %v", w.MinGapSeconds)
+	}
+	w.Add(HitStats{DuplicateFetches: 2, Missing: 0, Unexpected: 1, RobotsNotOne: 0, GapViolations: 0, MinGapSeconds: 0.3})
+	w.Add(HitStats{DuplicateFetches: 0, Missing: 4, Unexpected: 0, RobotsNotOne: 1, GapViolations: 3, MinGapSeconds: 0.1})
+	w.Add(HitStats{MinGapSeconds: 0.2})
+	want := Worst{MaxDuplicates: 2, MaxMissing: 4, MaxUnexpected: 1, MaxRobotsNotOne: 1, MaxGapViolations: 3, MinGapSeconds: 0.1, runs: 3}
+	if w != want {
+		t.Errorf("Worst = %+v, want %+v", w, want)
+	}
+}

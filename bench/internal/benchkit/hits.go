@@ -191,3 +191,33 @@ func MeasureSpacing(byAuth map[string][]Stamp, gap time.Duration) Spacing {
 	}
 	return res
 }
+
+// Worst is the worst of several runs' hit-log counts that must hold every
+// time. A report shows these rather than medians: one run with a duplicate
+// fetch or a gap violation is a fault however good the others were. The
+// zero value is ready for Add.
+type Worst struct {
+	MaxDuplicates    int `json:"duplicates_max"`
+	MaxMissing       int `json:"missing_max"`
+	MaxUnexpected    int `json:"unexpected_max"`
+	MaxRobotsNotOne  int `json:"authorities_not_one_robots_max"`
+	MaxGapViolations int `json:"gap_violations_max"`
+	// MinGapSeconds is the smallest MinGapSeconds of any run (0 before
+	// the first).
+	MinGapSeconds float64 `json:"min_gap_seconds"`
+
+	runs int
+}
+
+// Add counts one run's hit statistics in.
+func (w *Worst) Add(h HitStats) {
+	if w.runs == 0 || h.MinGapSeconds < w.MinGapSeconds {
+		w.MinGapSeconds = h.MinGapSeconds
+	}
+	w.runs++
+	w.MaxDuplicates = max(w.MaxDuplicates, h.DuplicateFetches)
+	w.MaxMissing = max(w.MaxMissing, h.Missing)
+	w.MaxUnexpected = max(w.MaxUnexpected, h.Unexpected)
+	w.MaxRobotsNotOne = max(w.MaxRobotsNotOne, h.RobotsNotOne)
+	w.MaxGapViolations = max(w.MaxGapViolations, h.GapViolations)
+}
