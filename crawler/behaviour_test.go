@@ -134,19 +134,7 @@ func TestCancelAccountsForQueuedURLs(t *testing.T) {
 	}
 	c.FollowLinks()
 	c.EmitPages()
-	ctx, cancel := context.WithCancel(context.Background())
-	c.OnItem(func(any) {
-		if c.Stats().Snapshot().Items == 10 {
-			cancel()
-		}
-	})
-	sum, err := c.Run(ctx, site.Seeds()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sum.Interrupted {
-		t.Fatal("not interrupted")
-	}
+	sum := runUntilItems(t, c, 10, site.Seeds()...)
 	fetched := map[string]bool{}
 	dec := json.NewDecoder(&items)
 	for dec.More() {

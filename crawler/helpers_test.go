@@ -118,6 +118,27 @@ func run(t *testing.T, c *crawler.Crawler, seeds ...string) crawler.Summary {
 	return sum
 }
 
+// runUntilItems runs c from seeds and cancels it once it has emitted n
+// items; the crawl must end interrupted.
+func runUntilItems(t *testing.T, c *crawler.Crawler, n int64, seeds ...string) crawler.Summary {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.OnItem(func(any) {
+		if c.Stats().Snapshot().Items >= n {
+			cancel()
+		}
+	})
+	sum, err := c.Run(ctx, seeds...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Interrupted {
+		t.Fatal("the crawl was not interrupted")
+	}
+	return sum
+}
+
 // readSkips decodes the skip log in buf, leaving buf as it is.
 func readSkips(t *testing.T, buf *bytes.Buffer) []*skiplog.Record {
 	t.Helper()

@@ -198,20 +198,7 @@ func TestInterruptedFeedsAreValid(t *testing.T) {
 		}
 		c.Export(f)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c.OnItem(func(any) {
-		if c.Stats().Snapshot().Items >= 25 {
-			cancel()
-		}
-	})
-	sum, err := c.Run(ctx, site.Seeds()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sum.Interrupted {
-		t.Fatal("the crawl was not interrupted")
-	}
+	sum := runUntilItems(t, c, 25, site.Seeds()...)
 	n := int(sum.Stats.Items)
 	for _, name := range names {
 		b := readFeed(t, filepath.Join(dir, name), strings.HasSuffix(name, ".gz"))
