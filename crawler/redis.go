@@ -393,7 +393,7 @@ func (s *FleetSummary) Format(w io.Writer) error {
 		skipped += n
 	}
 	if _, err := fmt.Fprintf(w, "crawl %s (all processes): %d pages (%s), %d skipped, %d leases reclaimed from stopped processes; %s\n",
-		s.CrawlID, s.Pages, byteSize(s.Bytes), skipped, s.Reclaimed, state); err != nil {
+		s.CrawlID, s.Pages, FormatBytes(s.Bytes), skipped, s.Reclaimed, state); err != nil {
 		return err
 	}
 	if len(s.Skipped) > 0 {

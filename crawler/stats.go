@@ -303,7 +303,7 @@ func (s Snapshot) SkippedTotal() int64 {
 
 // Format writes a human-readable summary.
 func (s Snapshot) Format(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "pages: %d (%s, %.1f pages/s, %s)\n", s.Pages, byteSize(s.Bytes), s.Rate(), s.Elapsed.Round(time.Millisecond))
+	_, err := fmt.Fprintf(w, "pages: %d (%s, %.1f pages/s, %s)\n", s.Pages, FormatBytes(s.Bytes), s.Rate(), s.Elapsed.Round(time.Millisecond))
 	if err != nil {
 		return err
 	}
@@ -357,7 +357,9 @@ func (s Snapshot) Format(w io.Writer) error {
 	return nil
 }
 
-func byteSize(n int64) string {
+// FormatBytes writes a byte count the way heed's summaries do: "512 B",
+// "8.0 KiB", "1.5 MiB", "2.0 GiB".
+func FormatBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))

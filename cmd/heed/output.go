@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -85,26 +84,9 @@ func (j *jobFlags) start(c *crawler.Crawler, stderr io.Writer) (stop func(), err
 // logStats prints the statistics line every interval until stopped: the
 // periodic log a long job run without a terminal keeps.
 func logStats(w io.Writer, stats *crawler.Stats, every time.Duration) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				fmt.Fprintf(w, "%s stats: %s\n", time.Now().UTC().Format(time.RFC3339), stats.Snapshot().Line())
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		wg.Wait()
-	}
+	return everyInterval(every, func() {
+		fmt.Fprintf(w, "%s stats: %s\n", time.Now().UTC().Format(time.RFC3339), stats.Snapshot().Line())
+	}, nil)
 }
 
 // summaryWriter is where the summary goes: standard output, unless the

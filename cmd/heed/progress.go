@@ -14,8 +14,7 @@ import (
 
 // startLine prints the line line() returns on w every half second, in
 // place: on a terminal in "auto" mode, always in "always" mode, never in
-// "never" mode. It returns the function that stops it and clears the line;
-// calling that more than once is harmless.
+// "never" mode. It returns the function that stops it and clears the line.
 func startLine(mode string, w io.Writer, line func() string) (stop func()) {
 	show := mode == "always"
 	if f, ok := w.(*os.File); ok && mode == "auto" && term.IsTerminal(int(f.Fd())) {
@@ -24,20 +23,31 @@ func startLine(mode string, w io.Writer, line func() string) (stop func()) {
 	if !show {
 		return func() {}
 	}
+	return everyInterval(500*time.Millisecond,
+		func() { fmt.Fprint(w, "\r\033[K"+line()) },
+		func() { fmt.Fprint(w, "\r\033[K") })
+}
+
+// everyInterval calls tick every interval in its own goroutine until the
+// returned function is called; then it calls last (when not nil) and
+// returns. Stopping more than once is harmless.
+func everyInterval(interval time.Duration, tick, last func()) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(500 * time.Millisecond)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-done:
-				fmt.Fprint(w, "\r\033[K")
+				if last != nil {
+					last()
+				}
 				return
 			case <-t.C:
-				fmt.Fprint(w, "\r\033[K"+line())
+				tick()
 			}
 		}
 	}()

@@ -86,7 +86,7 @@ func formatStatus(w io.Writer, rep *crawler.StateReport, now time.Time) error {
 			s.Pages, s.Items, s.ItemsDropped, s.Duplicates, roundDuration(s.Elapsed), s.Rate())
 	}
 	fmt.Fprintf(w, "frontier: %d queued, %d in flight at the last stop, %d URLs seen, %s on disk\n",
-		fs.Queued, fs.Leased, fs.Seen, diskSize(fs.DiskBytes))
+		fs.Queued, fs.Leased, fs.Seen, crawler.FormatBytes(fs.DiskBytes))
 	if len(fs.ByAuthority) > 0 {
 		fmt.Fprintln(w, "queued by authority:")
 		auths := make([]string, 0, len(fs.ByAuthority))
@@ -153,16 +153,4 @@ func ago(t, now time.Time) string {
 		return "at an unknown time"
 	}
 	return fmt.Sprintf("%s, %s ago", t.Format(time.RFC3339), now.Sub(t).Round(time.Second))
-}
-
-func diskSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
