@@ -12,6 +12,7 @@ import (
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/durable"
+	"github.com/heedcrawl/heed/frontier/frontiertest"
 )
 
 // TestMatchesMemory runs random sequences of Push, PushBatch, Next, Done,
@@ -145,7 +146,5 @@ func runModel(t *testing.T, seed uint64) {
 }
 
 func nextWithin(f frontier.Frontier, d time.Duration) (*frontier.Request, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	return f.Next(ctx)
+	return frontiertest.NextWithin(f, d)
 }

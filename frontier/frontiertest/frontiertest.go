@@ -118,12 +118,11 @@ func pushURLs(t *testing.T, f frontier.Frontier, urls ...string) {
 	}
 }
 
-// next calls Next with the failsafe deadline and fails the test on error.
-func next(t *testing.T, f frontier.Frontier) *frontier.Request {
+// Next calls f.Next with a generous deadline and fails the test on an
+// error or a nil request. Backends' own tests use it too.
+func Next(t testing.TB, f frontier.Frontier) *frontier.Request {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), failsafe)
-	defer cancel()
-	r, err := f.Next(ctx)
+	r, err := NextWithin(f, failsafe)
 	if err != nil {
 		t.Fatalf("Next: %v", err)
 	}
@@ -133,17 +132,17 @@ func next(t *testing.T, f frontier.Frontier) *frontier.Request {
 	return r
 }
 
-// nextErr calls Next with deadline d and returns its error.
-func nextErr(f frontier.Frontier, d time.Duration) (*frontier.Request, error) {
+// NextWithin calls f.Next with deadline d.
+func NextWithin(f frontier.Frontier, d time.Duration) (*frontier.Request, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	return f.Next(ctx)
 }
 
-// mustBlock checks that Next hands out nothing for a while.
-func mustBlock(t *testing.T, f frontier.Frontier) {
+// MustBlock checks that f.Next hands out nothing for d.
+func MustBlock(t testing.TB, f frontier.Frontier, d time.Duration) {
 	t.Helper()
-	r, err := nextErr(f, blocked)
+	r, err := NextWithin(f, d)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		url := ""
 		if r != nil {
@@ -152,6 +151,14 @@ func mustBlock(t *testing.T, f frontier.Frontier) {
 		t.Fatalf("Next = %q, %v; want it to block until the deadline", url, err)
 	}
 }
+
+func next(t *testing.T, f frontier.Frontier) *frontier.Request { t.Helper(); return Next(t, f) }
+
+func nextErr(f frontier.Frontier, d time.Duration) (*frontier.Request, error) {
+	return NextWithin(f, d)
+}
+
+func mustBlock(t *testing.T, f frontier.Frontier) { t.Helper(); MustBlock(t, f, blocked) }
 
 func done(t *testing.T, f frontier.Frontier, r *frontier.Request) {
 	t.Helper()

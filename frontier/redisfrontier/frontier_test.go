@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/frontier/frontiertest"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
 )
 
@@ -36,30 +37,16 @@ func push(t *testing.T, f frontier.Frontier, urls ...string) {
 
 func next(t *testing.T, f frontier.Frontier) *frontier.Request {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), failsafe)
-	defer cancel()
-	r, err := f.Next(ctx)
-	if err != nil {
-		t.Fatalf("Next: %v", err)
-	}
-	return r
+	return frontiertest.Next(t, f)
 }
 
 func nextErr(f frontier.Frontier, d time.Duration) (*frontier.Request, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	return f.Next(ctx)
+	return frontiertest.NextWithin(f, d)
 }
 
 func mustBlock(t *testing.T, f frontier.Frontier) {
 	t.Helper()
-	if r, err := nextErr(f, 100*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
-		u := ""
-		if r != nil {
-			u = r.URL
-		}
-		t.Fatalf("Next = %q, %v; want it to block", u, err)
-	}
+	frontiertest.MustBlock(t, f, 100*time.Millisecond)
 }
 
 func counts(t *testing.T, f *redisfrontier.Frontier) redisfrontier.Counts {
