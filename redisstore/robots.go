@@ -1,4 +1,4 @@
-package redisfrontier
+package redisstore
 
 import (
 	"context"
@@ -10,57 +10,32 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/robots"
 )
 
-// MaxRobotsBody is the most bytes of a robots.txt body a RobotsCache keeps:
-// 500 KiB, the least RFC 9309 asks a crawler to parse. A longer body is cut
-// and its record says so.
-const MaxRobotsBody = 512000
+// MaxRobotsBody is the parse limit up to which a RobotsCache keeps a
+// robots.txt body: 500 KiB, the least RFC 9309 asks a crawler to parse. A
+// record read with a higher limit is stored cut at this one, and says so,
+// so that a process parsing further refuses it and fetches the file itself
+// (middleware.ErrStaleRecord).
+const MaxRobotsBody = robots.DefaultMaxBytes
 
-// RobotsRecord is the outcome of one fetch of an authority's robots.txt, as
-// shared by the processes of a crawl. It is plain data: heed's robots stage
-// converts its own entry to and from it. Times are the fetching machine's.
-type RobotsRecord struct {
-	// URL is the robots.txt URL asked for; FinalURL where the answer came
-	// from after Hops redirects.
-	URL      string `json:"url"`
-	FinalURL string `json:"final_url,omitempty"`
-	Hops     int    `json:"hops,omitempty"`
-	// FetchedAt is when the fetch ended. Of two records of one
-	// authority, the later one is kept.
-	FetchedAt time.Time `json:"fetched_at"`
-	// Status is the HTTP status of the last response; 0 when none came.
-	Status int `json:"status,omitempty"`
-	// State is the RFC 9309 case: heed uses "available", "unavailable"
-	// and "unreachable".
-	State string `json:"state"`
-	// Err describes a failed fetch; RetryAfter is a 429 or 503 answer's
-	// Retry-After header.
-	Err        string `json:"err,omitempty"`
-	RetryAfter string `json:"retry_after,omitempty"`
-	// FirstFailure, Failures and RetryAt are the bookkeeping of an
-	// unreachable robots.txt: when it first failed, how many fetches
-	// failed in a row, and when to try again. Sharing them keeps one
-	// retry schedule for the whole crawl.
-	FirstFailure time.Time `json:"first_failure,omitzero"`
-	Failures     int       `json:"failures,omitempty"`
-	RetryAt      time.Time `json:"retry_at,omitzero"`
-	// Body is the file, at most MaxRobotsBody bytes; BodyTruncated says
-	// a longer one was cut.
-	Body          []byte `json:"-"`
-	BodyTruncated bool   `json:"body_truncated,omitempty"`
-}
-
-// RobotsCache is the crawl's shared robots.txt cache: one record per
-// authority, and a lock so that one process at a time fetches a given
-// authority's robots.txt while the others wait for its record. It decides
-// nothing about freshness: the caller compares FetchedAt with its max age.
+// RobotsCache is the crawl's shared robots.txt cache: one
+// [middleware.RobotsRecord] per authority, and a lock so that one process
+// at a time fetches a given authority's robots.txt while the others wait
+// for its record. It is the robots stage's [middleware.RobotsStore], given
+// as RobotsPolicy.Shared. It decides nothing about freshness: the stage
+// compares FetchedAt with its max age.
 //
-// The usual sequence, in heed's robots stage: GetRobots; if there is no
-// usable record, TryLockRobots; the process that gets the lock fetches and
-// calls PutRobots (which releases the lock), the others defer their
-// requests and read the record later. A lock whose holder died expires
-// after its ttl.
+// The sequence, in heed's robots stage: LoadRobots; if there is no usable
+// record, TryLockRobots; the process that gets the lock fetches and calls
+// StoreRobots (which releases the lock), the others defer their requests
+// and read the record later. A lock whose holder died expires after its
+// ttl.
+var _ middleware.RobotsStore = (*RobotsCache)(nil)
+
 type RobotsCache struct {
 	s     *Store
 	owner string // this cache's lock token
@@ -77,9 +52,9 @@ func NewRobotsCache(s *Store) *RobotsCache {
 func (c *RobotsCache) entryKey(a string) string { return c.s.Key("robots:e:" + a) }
 func (c *RobotsCache) lockKey(a string) string  { return c.s.Key("robots:l:" + a) }
 
-// GetRobots returns the authority's record, or nil and no error when none
+// LoadRobots returns the authority's record, or nil and no error when none
 // is stored.
-func (c *RobotsCache) GetRobots(ctx context.Context, authority string) (*RobotsRecord, error) {
+func (c *RobotsCache) LoadRobots(ctx context.Context, authority string) (*middleware.RobotsRecord, error) {
 	var vals []any
 	err := c.s.Do(ctx, "robots get", func(ctx context.Context) error {
 		var err error
@@ -96,18 +71,18 @@ func (c *RobotsCache) GetRobots(ctx context.Context, authority string) (*RobotsR
 	body, _ := vals[1].(string)
 	rec, err := decodeRobots(meta, body)
 	if err != nil {
-		return nil, fmt.Errorf("redisfrontier: robots.txt record of %s: %w", authority, err)
+		return nil, fmt.Errorf("redisstore: robots.txt record of %s: %w", authority, err)
 	}
 	return rec, nil
 }
 
 // decodeRobots reads a stored record back.
-func decodeRobots(meta, body string) (*RobotsRecord, error) {
-	rec := new(RobotsRecord)
+func decodeRobots(meta, body string) (*middleware.RobotsRecord, error) {
+	rec := new(middleware.RobotsRecord)
 	if err := json.Unmarshal([]byte(meta), rec); err != nil {
 		return nil, fmt.Errorf("malformed record: %w", err)
 	}
-	if len(body) > MaxRobotsBody {
+	if len(body) > MaxRobotsBody+1 {
 		return nil, fmt.Errorf("malformed record: body of %d bytes", len(body))
 	}
 	if body != "" {
@@ -150,12 +125,12 @@ return stored
 
 // TryLockRobots takes the authority's fetch lock for ttl, without
 // blocking: true means this process should fetch robots.txt and then call
-// PutRobots (or UnlockRobots if it gives up). A RobotsCache that already
+// StoreRobots (or UnlockRobots if it gives up). A RobotsCache that already
 // holds the lock extends it. The ttl should exceed the longest fetch: a
 // lock that outlives its holder only delays the others.
 func (c *RobotsCache) TryLockRobots(ctx context.Context, authority string, ttl time.Duration) (bool, error) {
 	if ttl < time.Millisecond {
-		return false, fmt.Errorf("redisfrontier: robots.txt lock of %v is too short", ttl)
+		return false, fmt.Errorf("redisstore: robots.txt lock of %v is too short", ttl)
 	}
 	var got int64
 	err := c.s.Do(ctx, "robots lock", func(ctx context.Context) error {
@@ -173,28 +148,39 @@ func (c *RobotsCache) UnlockRobots(ctx context.Context, authority string) error 
 	})
 }
 
-// PutRobots stores rec as the authority's record, unless a record with a
-// later FetchedAt is stored already (a slow fetch does not overwrite a
-// fresher one), and releases the authority's fetch lock if this cache holds
-// it. A body longer than MaxRobotsBody is stored cut, with BodyTruncated
-// set; rec itself is not changed.
-func (c *RobotsCache) PutRobots(ctx context.Context, authority string, rec *RobotsRecord) error {
+// StoreRobots stores rec as its authority's record, unless a record with
+// a later FetchedAt is stored already (a slow fetch does not overwrite a
+// fresher one), and releases the authority's fetch lock if this cache
+// holds it. A record read with a parse limit above MaxRobotsBody is stored
+// cut at MaxRobotsBody, with Limit and Truncated saying so; rec itself is
+// not changed.
+func (c *RobotsCache) StoreRobots(ctx context.Context, rec *middleware.RobotsRecord) error {
 	if rec == nil {
-		return errors.New("redisfrontier: PutRobots of a nil record")
+		return errors.New("redisstore: StoreRobots of a nil record")
 	}
-	if authority == "" {
-		return errors.New("redisfrontier: PutRobots without an authority")
+	if rec.Authority == "" {
+		return errors.New("redisstore: StoreRobots without an authority")
 	}
 	r := *rec
-	if len(r.Body) > MaxRobotsBody {
-		r.Body, r.BodyTruncated = r.Body[:MaxRobotsBody], true
+	body := r.Body
+	if len(body) > MaxRobotsBody+1 {
+		// One byte past the limit, as the robots stage keeps it: the
+		// parser then cuts the file where a reader at this limit would.
+		body = body[:MaxRobotsBody+1]
+		r.Limit = MaxRobotsBody
+		ignored := len(rec.Body) - MaxRobotsBody
+		if rec.Truncated != nil {
+			ignored = rec.Truncated.BytesIgnored + rec.Limit - MaxRobotsBody
+		}
+		r.Truncated = &robots.Truncation{Limit: MaxRobotsBody, BytesIgnored: ignored}
 	}
+	r.Body = nil
 	meta, err := json.Marshal(&r)
 	if err != nil {
-		return fmt.Errorf("redisfrontier: encode robots.txt record of %s: %w", authority, err)
+		return fmt.Errorf("redisstore: encode robots.txt record of %s: %w", r.Authority, err)
 	}
-	keys := []string{c.entryKey(authority), c.lockKey(authority)}
+	keys := []string{c.entryKey(r.Authority), c.lockKey(r.Authority)}
 	return c.s.Do(ctx, "robots put", func(ctx context.Context) error {
-		return putScript.Run(ctx, c.s.rdb, keys, c.owner, r.FetchedAt.UnixMicro(), meta, r.Body).Err()
+		return putScript.Run(ctx, c.s.rdb, keys, c.owner, r.FetchedAt.UnixMicro(), meta, body).Err()
 	})
 }
