@@ -71,7 +71,8 @@
 // drives Retry-After and backoff.
 //
 // [Pacer.State] and [Pacer.Snapshot] report each authority's pacing for
-// stats; [Pacer.Restore] loads a snapshot into a new Pacer so that a resumed
+// stats; with [WithStartLog], [Pacer.Starts] and [Pacer.RecentStarts] give
+// the latest request starts, so a live view can show the spacing kept; [Pacer.Restore] loads a snapshot into a new Pacer so that a resumed
 // crawl does not burst against hosts it was pacing a moment ago.
 //
 // Every method is safe for concurrent use. Time comes from a [Clock]

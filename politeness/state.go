@@ -21,6 +21,9 @@ type AuthorityState struct {
 	// PausedUntil is when a Retry-After or backoff pause ends; no pause
 	// when it is not after now.
 	PausedUntil time.Time `json:"paused_until,omitzero"`
+	// PausedByRetryAfter says that pause was asked by a Retry-After header
+	// of a 429 or 503 answer; false for a backoff pause.
+	PausedByRetryAfter bool `json:"paused_by_retry_after,omitempty"`
 	// Backoff is the last backoff pause; 0 once a request has succeeded.
 	Backoff time.Duration `json:"backoff,omitempty"`
 	// Failures counts consecutive failures (5xx, 429 without Retry-After,
@@ -37,15 +40,16 @@ type AuthorityState struct {
 // state copies a's pacing; a.mu must be held.
 func (a *authority) state() AuthorityState {
 	return AuthorityState{
-		Interval:    a.interval,
-		CrawlDelay:  a.crawlDelay,
-		Excluded:    a.tooLong != nil,
-		PausedUntil: a.pausedUntil,
-		Backoff:     a.backoff,
-		Failures:    a.failures,
-		InFlight:    a.inFlight,
-		LastStart:   a.lastStart,
-		LastRelease: a.lastRelease,
+		Interval:           a.interval,
+		CrawlDelay:         a.crawlDelay,
+		Excluded:           a.tooLong != nil,
+		PausedUntil:        a.pausedUntil,
+		PausedByRetryAfter: a.byRetryAfter,
+		Backoff:            a.backoff,
+		Failures:           a.failures,
+		InFlight:           a.inFlight,
+		LastStart:          a.lastStart,
+		LastRelease:        a.lastRelease,
 	}
 }
 
@@ -109,7 +113,7 @@ func (p *Pacer) Restore(states map[string]AuthorityState) error {
 		}
 		a := p.get(name)
 		a.mu.Lock()
-		a.pausedUntil = later(a.pausedUntil, s.PausedUntil)
+		a.pause(s.PausedUntil, s.PausedByRetryAfter)
 		a.backoff, a.failures = s.Backoff, s.Failures
 		a.lastStart = later(a.lastStart, s.LastStart)
 		a.lastRelease = later(a.lastRelease, s.LastRelease)
