@@ -190,7 +190,7 @@ func (f *Frontier) Push(ctx context.Context, req *frontier.Request) (frontier.Pu
 		return frontier.Rejected, err
 	}
 	req.URL = canon
-	fp := frontier.KeyOf(req.Kind, req.Method, canon)
+	fp := req.Fingerprint()
 	token, verdict := "", "a"
 	var admitErr error
 	if f.cfg.Admit != nil {
