@@ -136,7 +136,7 @@ func (m *Memory) Push(_ context.Context, req *Request) (PushResult, error) {
 		return Rejected, err
 	}
 	req.URL = canon
-	fp := KeyOf(req.Kind, req.Method, canon)
+	fp := req.Fingerprint()
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
