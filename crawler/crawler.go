@@ -347,7 +347,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		budget.Save = st.SaveBudget
 	}
 	if r.fleet != nil {
-		policy.Shared = sharedRobots{r.fleet.robots}
+		policy.Shared = r.fleet.robots
 		policy.SharedLockTTL = cfg.timeout*6 + 10*time.Second // a fetch and its five redirects
 		policy.OnLoaded = r.robotsLoaded
 	}
