@@ -1,190 +1,170 @@
-package main
+package cli
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"path/filepath"
-	"regexp"
-	"time"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/heedcrawl/heed/crawler"
 )
 
-func init() { commands = append(commands, crawlCommand) }
+const crawlLong = `Crawl from the given URLs (default: the spider's start URLs), following
+the links the spider follows within the seeds' hosts (or the --allow-domain
+list). robots.txt is fetched per host and obeyed for the --agent token (RFC
+9309); requests to one host are spaced by --delay or the host's Crawl-delay,
+whichever is longer. Every URL that is not fetched is written to the skip
+log with the reason and, for robots.txt, the deciding line and rule.
+Interrupt with Ctrl-C: requests in flight finish, and the skip log and
+items are complete.
 
-// crawlFlags are the settings of `heed crawl`, shared with `heed demo`.
-type crawlFlags struct {
-	agent      string
-	userAgent  string
-	out        string
-	skiplog    string
-	delay      time.Duration
-	workers    int
-	perHost    int
-	depth      int
-	maxPages   int
-	maxPerHost int
-	domains    []string
-	include    []string
-	exclude    []string
-	timeout    time.Duration
-	robotsAge  time.Duration
-	robotsGive time.Duration
-	maxDelay   time.Duration
-	progress   string
-	verbose    bool
-	state      string
-	skiplogSet bool // --skiplog was given (on the command line or in --config)
-	job        jobFlags
-	sm         sitemapFlags // see inventory.go
-	fleet      fleetFlags   // see redis.go; heed crawl only
-}
-
-func (f *crawlFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.agent, "agent", "", "product token that selects robots.txt groups (required), e.g. ExampleBot")
-	fl.StringVar(&f.userAgent, "user-agent", "", "User-Agent header; must contain the agent token (default: a compatible string naming the token)")
-	fl.StringVar(&f.out, "out", "", "write an item per fetched page to this feed: .jsonl, .json or .csv, optionally .gz; - for stdout (with --format)")
-	fl.StringVar(&f.skiplog, "skiplog", "skipped.jsonl", "write the skip log (every URL not fetched, and why) to this file")
-	fl.DurationVar(&f.delay, "delay", time.Second, "least time between requests to one host; a larger robots.txt Crawl-delay wins")
-	fl.IntVar(&f.workers, "concurrency", 16, "requests in flight in total")
-	fl.IntVar(&f.perHost, "per-host", 1, "requests in flight per host (authority) when --delay is 0 and the host has no Crawl-delay; a spaced host always has one")
-	fl.IntVar(&f.depth, "depth", 0, "follow links at most this deep from the seeds (0: no limit)")
-	fl.IntVar(&f.maxPages, "max-pages", 0, "download at most this many pages (0: no limit)")
-	fl.IntVar(&f.maxPerHost, "max-pages-per-host", 0, "download at most this many pages per host (0: no limit)")
-	fl.StringArrayVar(&f.domains, "allow-domain", nil, "stay on this domain and its subdomains (repeatable; default: the seeds' hosts)")
-	fl.StringArrayVar(&f.include, "include", nil, "only follow URLs matching this regular expression (repeatable)")
-	fl.StringArrayVar(&f.exclude, "exclude", nil, "never follow URLs matching this regular expression (repeatable)")
-	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of one request")
-	fl.DurationVar(&f.robotsAge, "robots-max-age", 24*time.Hour, "refetch robots.txt after this long (at most 24h)")
-	fl.DurationVar(&f.robotsGive, "robots-give-up", 10*time.Minute, "how long to retry an unreachable robots.txt before skipping its host's URLs")
-	fl.DurationVar(&f.maxDelay, "max-crawl-delay", 30*time.Second, "hosts asking for a longer Crawl-delay are skipped")
-	fl.StringVar(&f.progress, "progress", "auto", "live progress on stderr: auto (when a terminal), always, never")
-	fl.BoolVar(&f.verbose, "verbose", false, "log robots.txt fetches and errors to stderr")
-	fl.StringVar(&f.state, "state", "", "keep the crawl's state in this directory: Ctrl-C pauses, a crash loses nothing queued, and the same command resumes (the skip log is DIR/skipped.jsonl; --out is appended to)")
-	f.job.register(cmd)
-	f.sm.register(cmd)
-}
-
-func (f *crawlFlags) options(stderr io.Writer) ([]crawler.Option, error) {
-	opts := []crawler.Option{
-		crawler.WithDelay(f.delay),
-		crawler.WithWorkers(f.workers),
-		crawler.WithConcurrencyPerHost(f.perHost),
-		crawler.WithMaxDepth(f.depth),
-		crawler.WithMaxPages(f.maxPages),
-		crawler.WithMaxPagesPerHost(f.maxPerHost),
-		crawler.WithTimeout(f.timeout),
-		crawler.WithRobotsMaxAge(f.robotsAge),
-		crawler.WithRobotsGiveUp(f.robotsGive, 0),
-		crawler.WithMaxCrawlDelay(f.maxDelay),
-	}
-	if f.userAgent != "" {
-		opts = append(opts, crawler.WithUserAgent(f.userAgent))
-	}
-	if len(f.domains) > 0 {
-		opts = append(opts, crawler.WithAllowedDomains(f.domains...))
-	}
-	for _, spec := range []struct {
-		list []string
-		opt  func(...*regexp.Regexp) crawler.Option
-	}{{f.include, crawler.WithInclude}, {f.exclude, crawler.WithExclude}} {
-		for _, p := range spec.list {
-			re, err := regexp.Compile(p)
-			if err != nil {
-				return nil, usageError("bad pattern %q: %v", p, err)
-			}
-			opts = append(opts, spec.opt(re))
-		}
-	}
-	smOpts, err := f.sm.options()
-	if err != nil {
-		return nil, err
-	}
-	opts = append(opts, smOpts...)
-	if f.verbose {
-		opts = append(opts, crawler.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))))
-	}
-	return opts, nil
-}
-
-func crawlCommand(stdout, stderr io.Writer) *cobra.Command {
-	var f crawlFlags
-	cmd := &cobra.Command{
-		Use:   "crawl URL...",
-		Short: "Crawl sites politely: robots.txt obeyed, hosts paced, every skipped URL logged",
-		Long: `Crawl from the given URLs, following links within the seeds' hosts (or
-the --allow-domain list). robots.txt is fetched per host and obeyed for the
---agent token (RFC 9309); requests to one host are spaced by --delay or the
-host's Crawl-delay, whichever is longer. Every URL that is not fetched is
-written to the skip log with the reason and, for robots.txt, the deciding
-line and rule. Interrupt with Ctrl-C: requests in flight finish, and the
-skip log and items are complete.
+Every option is checked before any file is opened: a refused option exits
+with status 2 and leaves earlier feeds and skip logs as they were. The
+feed, the skip log and the state must be different files. A feed or skip
+log that cannot be written fails the crawl (exit status 1), saying how many
+records were lost.
 
 With --state DIR the crawl is a job that survives: its queue, robots.txt
 files, pacing, budget, statistics and skip log live in DIR. Ctrl-C pauses it
 (queued URLs stay queued), a crash or kill -9 loses nothing queued and no
 skip-log record, and running the same command again resumes it, appending to
---out (JSON Lines or CSV). heed status --state DIR shows its progress.
+--out (JSON Lines or CSV). status --state DIR shows its progress.
 
-With --redis URL the crawl is shared by several heed processes, on one
-machine or many: start the same command in each (or give each the same
+With --redis URL the crawl is shared by several processes, on one machine
+or many: start the same command in each (or give each the same
 --crawl-id). They share one queue, one robots.txt cache and the pacing, so
 every host is paced across the whole fleet. Each process writes its own
-skip log (merge them with heed skiplog merge) and prints the crawl-wide
-counts when it stops. Ctrl-C stops one process: the others carry on with
-its queue, and a process that dies leaves its requests to them after
---lease-timeout.`,
-		Example: `  heed crawl https://example.com/ --agent ExampleBot --out pages.jsonl --skiplog skipped.jsonl
-  heed crawl --config crawl.yaml --out pages.csv.gz --metrics 127.0.0.1:9090 --stats-interval 1m
-  heed crawl https://example.com/ --agent ExampleBot --state job1 --out pages.jsonl   # run again to resume
-  heed crawl https://example.com/ --agent ExampleBot --redis redis://10.0.0.5:6379/0 --crawl-id news   # on each machine`,
+skip log (merge them with skiplog merge) and prints the crawl-wide counts
+when it stops. Ctrl-C stops one process: the others carry on with its
+queue, and a process that dies leaves its requests to them after
+--lease-timeout.
+
+Exit status: 0 when the crawl ran to its end, 1 when it failed or lost
+output, 2 on usage errors, 130 when interrupted (with --state: paused, to
+be resumed).`
+
+func (a *App) crawlCommand() *cobra.Command { return a.newCrawlCommand(nil) }
+
+// newCrawlCommand makes crawl; extra options apply after the flags'.
+func (a *App) newCrawlCommand(extra []crawler.Option) *cobra.Command {
+	f := &crawlFlags{groups: []FlagGroup{&watchFlags{}}}
+	for _, g := range a.groups {
+		f.groups = append(f.groups, g())
+	}
+	cmd := &cobra.Command{
+		Use:   "crawl [URL...]",
+		Short: "Crawl sites politely: robots.txt obeyed, hosts paced, every skipped URL logged",
+		Long:  crawlLong,
+		Example: fmt.Sprintf(`  %[1]s crawl https://example.com/ --agent ExampleBot --out pages.jsonl --skiplog skipped.jsonl
+  %[1]s crawl --config crawl.yaml --out pages.csv.gz --metrics 127.0.0.1:9090 --stats-interval 1m
+  %[1]s crawl https://example.com/ --agent ExampleBot --state job1 --out pages.jsonl   # run again to resume
+  %[1]s crawl https://example.com/ --agent ExampleBot --redis redis://10.0.0.5:6379/0 --crawl-id news   # on each machine`, a.name),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args, err := f.job.applyConfig(cmd, args)
-			if err != nil {
-				return err
-			}
-			if len(args) == 0 && len(f.sm.urls) == 0 {
-				return usageError("crawl needs at least one URL (or --sitemap)")
-			}
-			if f.agent == "" {
-				return usageError("--agent is required: the product token robots.txt rules are written for")
-			}
-			f.skiplogSet = cmd.Flags().Changed("skiplog")
-			return runCrawl(cmd.Context(), &f, args, nil, stdout, stderr)
+			return a.runCrawl(cmd, f, args, extra)
 		},
 	}
-	f.register(cmd)
-	f.fleet.register(cmd)
+	spiders := a.spiderList()
+	f.register(cmd, a.agentDefault())
+	if len(spiders) > 1 {
+		names := make([]string, len(spiders))
+		for i, s := range spiders {
+			names[i] = spiderName(s)
+		}
+		cmd.Flags().StringVar(&f.spider, "spider", names[0], "the spider to run: "+strings.Join(names, ", "))
+	}
 	return cmd
 }
 
-// runCrawl runs a crawl with the command line's settings and prints the
-// summary; extra options come after the flags' (the demo adds its own).
-func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawler.Option, stdout, stderr io.Writer) error {
-	opts, err := f.options(stderr)
+// Crawl runs crawl with args as they would be given on the command line,
+// the extra options applied after the flags': heed's demo crawls its
+// local test site this way. Its error carries crawl's exit status.
+func (a *App) Crawl(ctx context.Context, args []string, extra ...crawler.Option) error {
+	cmd := a.newCrawlCommand(extra)
+	cmd.SetArgs(args)
+	cmd.SetOut(a.stdout)
+	cmd.SetErr(a.stderr)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
+	return cmd.ExecuteContext(ctx)
+}
+
+// spiderList is the App's spiders; heed's page spider when it has none.
+func (a *App) spiderList() []crawler.Spider {
+	if len(a.spiders) == 0 {
+		a.spiders = []crawler.Spider{Pages()}
+	}
+	return a.spiders
+}
+
+// spiderName is how --spider names a spider: its product token, "pages"
+// for heed's page spider.
+func spiderName(s crawler.Spider) string {
+	if s.Name() == "" {
+		return "pages"
+	}
+	return s.Name()
+}
+
+func (a *App) chooseSpider(name string) (crawler.Spider, error) {
+	spiders := a.spiderList()
+	if name == "" {
+		return spiders[0], nil
+	}
+	for _, s := range spiders {
+		if spiderName(s) == name {
+			return s, nil
+		}
+	}
+	return nil, usageError("--spider %q: no such spider", name)
+}
+
+// runCrawl checks every setting, then builds the crawler, then opens the
+// outputs, then crawls and prints the summary.
+func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra []crawler.Option) error {
+	stdout, stderr := a.stdout, a.stderr
+	cfg, err := f.applyConfig(cmd)
 	if err != nil {
 		return err
 	}
-	opts = append(opts, extra...)
+	spider, err := a.chooseSpider(f.spider)
+	if err != nil {
+		return err
+	}
+	if f.agent == "" && !cmd.Flags().Changed("agent") {
+		f.agent = spider.Name()
+	}
+	seeds := args
+	if len(seeds) == 0 && cfg != nil {
+		seeds = cfg.urls
+	}
+	if len(seeds) == 0 {
+		seeds = spider.StartURLs()
+	}
+	if len(seeds) == 0 && len(f.sm.urls) == 0 {
+		return usageError("crawl needs at least one URL (or --sitemap)")
+	}
+	f.skiplogSet = cmd.Flags().Changed("skiplog")
+	if err := f.checkAll(seeds); err != nil {
+		return cfg.locate(err)
+	}
+
+	l := optionList{fs: cmd.Flags()}
+	f.options(&l, stderr)
+	var spiderOpts []crawler.Option
+	if so, ok := spider.(crawler.SpiderOptions); ok {
+		spiderOpts = so.Options()
+	}
+	opts := append(l.with(spiderOpts), extra...)
 	closeFleet, err := f.setupFleet(seeds, &opts, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeFleet()
-	var skipFile *os.File
+	var skipFile lateFile
 	if f.state != "" {
-		if f.skiplogSet {
-			return usageError("--skiplog with --state: a resumable crawl keeps its skip log in its state, %s", filepath.Join(f.state, "skipped.jsonl"))
-		}
-		if err := f.resumable(); err != nil {
-			return err
-		}
 		// The state is locked before the feed is touched: a second crawl
 		// on the same state must not repair the feed the first is
 		// writing.
@@ -195,67 +175,47 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 		defer st.Close() // Run closes it; this covers the early returns
 		opts = append(opts, crawler.WithStateStore(st))
 	} else if f.skiplog != "" {
-		skipFile, err = os.OpenFile(f.skiplog, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
+		opts = append(opts, crawler.WithSkipLog(&skipFile))
+	}
+	if ca, ok := spider.(crawlAware); ok {
+		ca.configure(f.sm.only, f.out != "")
+	}
+	c, err := crawler.New(f.agent, opts...)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if err := spider.Setup(c); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("spider %s: %w", spiderName(spider), err)}
+	}
+	stopGroups, err := startGroups(f.groups, c, a)
+	defer stopGroups()
+	if err != nil {
+		return err
+	}
+
+	// Only now, with every option accepted, are files opened.
+	if f.state == "" && f.skiplog != "" {
+		if err := skipFile.create(f.skiplog); err != nil {
 			return &exitError{code: 2, err: err}
 		}
 		defer skipFile.Close()
-		opts = append(opts, crawler.WithSkipLog(skipFile))
 	}
-	var feed *crawler.Feed
-	if f.state != "" {
-		feed, err = f.openResumedFeed(stdout)
-	} else {
-		feed, err = f.job.openFeed(f.out, stdout)
-	}
+	feed, err := f.openFeed(stdout)
 	if err != nil {
 		return err
 	}
 	if feed != nil {
 		defer feed.Close() // Run closes it; this covers the early returns
+		c.Export(feed)
 	}
 	stdout = summaryWriter(f.out, stdout, stderr)
-	c, err := crawler.New(f.agent, opts...)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	if !f.sm.only {
-		c.FollowLinks()
-	}
-	if feed != nil {
-		c.Export(feed)
-		c.EmitPages()
-	}
-	stopJob, err := f.job.start(c, stderr)
-	if err != nil {
-		stopJob()
-		return err
-	}
 	stopProgress := startProgress(f.progress, stderr, c.Stats())
-	sum, err := c.Run(ctx, seeds...)
+	sum, err := c.Run(cmd.Context(), seeds...)
 	stopProgress()
-	stopJob()
-	switch {
-	case sum.State != nil:
-		stateOutcome(stdout, f.state, sum)
-	case sum.Fleet != nil && sum.Interrupted:
-		fmt.Fprintln(stdout, "process stopped: its requests in flight finished; the URLs still queued stay queued for the other processes")
-	case sum.Interrupted:
-		fmt.Fprintln(stdout, "crawl interrupted: URLs still queued are in the skip log as interrupted")
-	}
-	sum.Stats.Format(stdout)
-	sum.Skipped.Format(stdout)
-	sum.Sitemaps.Format(stdout)
-	if sum.Fleet != nil {
-		sum.Fleet.Format(stdout)
-	}
-	if f.state != "" {
-		fmt.Fprintf(stdout, "skip log: %s\n", filepath.Join(f.state, "skipped.jsonl"))
-	} else if f.skiplog != "" {
-		fmt.Fprintf(stdout, "skip log: %s\n", f.skiplog)
-	}
-	if f.out != "" {
-		fmt.Fprintf(stdout, "items: %s\n", f.out)
+	stopGroups()
+	f.printSummary(stdout, sum)
+	if lost := f.lost(sum, feed); lost != nil {
+		return &exitError{code: 1, err: lost}
 	}
 	if err != nil {
 		return err
@@ -266,44 +226,91 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 	return nil
 }
 
-// resumable refuses the feeds a crawl with --state cannot append to, before
-// anything is opened.
-func (f *crawlFlags) resumable() error {
-	if f.out == "" || f.out == "-" {
-		return nil
+// checkAll validates every setting and the seeds, and that the outputs
+// are different files, before anything is opened.
+func (f *crawlFlags) checkAll(seeds []string) error {
+	if err := f.check(); err != nil {
+		return err
 	}
-	fm, gz, _ := crawler.FormatFor(f.out)
-	if f.job.format != "" {
-		fm, _ = crawler.ParseFormat(f.job.format)
+	if err := checkSeeds(seeds, f.sm.urls); err != nil {
+		return err
 	}
-	if gz || fm == crawler.JSONFormat {
-		_, err := crawler.ResumeFeed(f.out, crawler.FeedFormat(fm), crawler.FeedGzip(gz))
-		return usageError("--out with --state: %v", err)
+	if err := f.checkFleet(); err != nil {
+		return err
 	}
-	return nil
+	if f.state != "" {
+		if f.skiplogSet {
+			return usageError("--skiplog with --state: a resumable crawl keeps its skip log in its state, %s", filepath.Join(f.state, defaultSkipLog))
+		}
+		if err := f.resumable(); err != nil {
+			return err
+		}
+	}
+	if err := checkFeed(f.out, f.format); err != nil {
+		return err
+	}
+	return f.checkOutputs()
 }
 
-// openResumedFeed opens --out to append to it, for a crawl with --state.
-func (f *crawlFlags) openResumedFeed(stdout io.Writer) (*crawler.Feed, error) {
-	if f.out == "" {
-		if f.job.format != "" {
-			return nil, usageError("--format needs --out")
+// skipLogPath is where the crawl's skip log goes ("" for none).
+func (f *crawlFlags) skipLogPath() string {
+	if f.state != "" {
+		return filepath.Join(f.state, defaultSkipLog)
+	}
+	return f.skiplog
+}
+
+// checkOutputs refuses a feed, skip log and state that name one file.
+func (f *crawlFlags) checkOutputs() error {
+	outs := []output{{flag: "--skiplog", path: f.skiplog, isDefault: !f.skiplogSet}}
+	if f.state != "" {
+		outs[0] = output{flag: "the skip log of --state", path: f.skipLogPath(), ofState: true}
+	}
+	if f.out != "-" {
+		outs = append(outs, output{flag: "--out", path: f.out})
+	}
+	return checkOutputs(outs, f.state)
+}
+
+// printSummary says how the crawl ended, then its counts and files.
+func (f *crawlFlags) printSummary(w io.Writer, sum crawler.Summary) {
+	switch {
+	case sum.State != nil:
+		stateOutcome(w, f.state, sum)
+	case sum.Fleet != nil && sum.Interrupted:
+		fmt.Fprintln(w, "process stopped: its requests in flight finished; the URLs still queued stay queued for the other processes")
+	case sum.Interrupted:
+		fmt.Fprintln(w, "crawl interrupted: URLs still queued are in the skip log as interrupted")
+	}
+	sum.Stats.Format(w)
+	sum.Skipped.Format(w)
+	sum.Sitemaps.Format(w)
+	if sum.Fleet != nil {
+		sum.Fleet.Format(w)
+	}
+	if p := f.skipLogPath(); p != "" {
+		fmt.Fprintf(w, "skip log: %s\n", p)
+	}
+	if f.out != "" {
+		fmt.Fprintf(w, "items: %s\n", f.out)
+	}
+}
+
+// lost says what output the crawl could not write, or nil.
+func (f *crawlFlags) lost(sum crawler.Summary, feed *guardedFeed) error {
+	var msgs []string
+	if feed != nil {
+		if err := feed.loss(); err != nil {
+			msgs = append(msgs, err.Error())
 		}
-		return nil, nil
 	}
-	opts := []crawler.FeedOption{crawler.FeedStdout(stdout)}
-	if f.job.format != "" {
-		fm, err := crawler.ParseFormat(f.job.format)
-		if err != nil {
-			return nil, usageError("--format: %v", err)
-		}
-		opts = append(opts, crawler.FeedFormat(fm))
+	if sum.Skipped.Failed > 0 {
+		msgs = append(msgs, fmt.Sprintf("the skip log %s is incomplete: %d of its %d records could not be written", f.skipLogPath(), sum.Skipped.Failed, sum.Skipped.Total))
 	}
-	feed, err := crawler.ResumeFeed(f.out, opts...)
-	if err != nil {
-		return nil, usageError("--out with --state: %v", err)
+	if len(msgs) == 0 {
+		return nil
 	}
-	return feed, nil
+	return fmt.Errorf("%s", strings.Join(msgs, "; "))
 }
 
 // stateOutcome says how a crawl with --state ended: complete, or paused

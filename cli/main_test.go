@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -22,16 +23,28 @@ import (
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-// buildHeed builds the heed binary once per test binary run.
+// buildHeed builds the heed binary (cmd/heed, this package's thinnest
+// user).
 func buildHeed(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "heed")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	return buildCommand(t, "github.com/heedcrawl/heed/cmd/heed")
+}
+
+// buildCommand builds the program pkg into the test's directory.
+func buildCommand(t *testing.T, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("go build: %v", err)
 	}
 	return bin
+}
+
+// run runs heed's command line (the page spider, no demo) in-process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return New("heed", WithSpider(Pages()), WithOutput(stdout, stderr)).Run(ctx, args)
 }
 
 func runHeed(t *testing.T, args ...string) (int, string, string) {
@@ -218,24 +231,5 @@ func TestRobotsCheckFetches(t *testing.T) {
 	}
 	if !got[2].Allowed || got[2].RobotsState != "unavailable" || got[2].RobotsStatus != 404 {
 		t.Errorf("norobots: %+v", got[2])
-	}
-}
-
-func TestDemoRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crawls the scenario site")
-	}
-	dir := t.TempDir()
-	code, out, errOut := runHeed(t, "demo", "--dir", dir)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	for _, want := range []string{"pages:", "robots-disallow", "robots-unreachable", "skip log: " + filepath.Join(dir, "skipped.jsonl")} {
-		if !strings.Contains(out, want) {
-			t.Errorf("demo output lacks %q:\n%s", want, out)
-		}
-	}
-	if lines(t, filepath.Join(dir, "skipped.jsonl")) == 0 || lines(t, filepath.Join(dir, "pages.jsonl")) == 0 {
-		t.Error("demo wrote no skip log or no pages")
 	}
 }

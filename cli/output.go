@@ -1,84 +1,226 @@
-package main
+package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/spf13/cobra"
-
 	"github.com/heedcrawl/heed/crawler"
-	"github.com/heedcrawl/heed/crawler/metrics"
 )
 
-// jobFlags are the settings of `heed crawl` for running it as a job: the
-// config file, the feed format, metrics and periodic statistics.
-type jobFlags struct {
-	config     string
-	format     string
-	metrics    string
-	statsEvery time.Duration
+// output is one file a command writes, named by a flag.
+type output struct {
+	flag      string
+	path      string
+	isDefault bool // the path is the flag's default, not given
+	ofState   bool // the file belongs to the state directory
 }
 
-func (j *jobFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&j.config, "config", "", "read settings from this YAML file (keys are flag names, plus urls); flags given on the command line win")
-	fl.StringVar(&j.format, "format", "", "feed format of --out: jsonl, json or csv (default: from the file name; a .gz suffix compresses)")
-	fl.StringVar(&j.metrics, "metrics", "", "serve Prometheus metrics on this address at /metrics while crawling, e.g. 127.0.0.1:9090")
-	fl.DurationVar(&j.statsEvery, "stats-interval", 0, "print a line of statistics to stderr this often (0: only the summary at the end)")
+func (o output) String() string {
+	if o.isDefault {
+		return fmt.Sprintf("%s %s (the default)", o.flag, o.path)
+	}
+	return fmt.Sprintf("%s %s", o.flag, o.path)
 }
 
-// openFeed opens the item feed named by --out ("-" is standard output),
-// its format from --format or the name. It returns nil for no --out.
-func (j *jobFlags) openFeed(out string, stdout io.Writer) (*crawler.Feed, error) {
-	if out == "" {
-		if j.format != "" {
-			return nil, usageError("--format needs --out")
+// checkOutputs refuses outputs that are one file, compared by their
+// cleaned absolute paths and, for files that exist, by os.SameFile (a
+// link, a second name); and, with a state directory, outputs that are
+// the state's own files (any file inside it but its skip log, which the
+// state owns). Empty paths are no output.
+func checkOutputs(outs []output, stateDir string) error {
+	type file struct {
+		output
+		abs  string
+		info os.FileInfo
+	}
+	var files []file
+	for _, o := range outs {
+		if o.path == "" {
+			continue
 		}
+		abs, err := filepath.Abs(o.path)
+		if err != nil {
+			return usageError("%s: %v", o.flag, err)
+		}
+		fi, _ := os.Stat(abs)
+		files = append(files, file{o, abs, fi})
+	}
+	for i, a := range files {
+		for _, b := range files[i+1:] {
+			if a.abs == b.abs || a.info != nil && b.info != nil && os.SameFile(a.info, b.info) {
+				return usageError("%s and %s are the same file: each output needs its own", a.output, b.output)
+			}
+		}
+	}
+	if stateDir == "" {
+		return nil
+	}
+	dir, err := filepath.Abs(stateDir)
+	if err != nil {
+		return usageError("--state: %v", err)
+	}
+	for _, f := range files {
+		if f.ofState {
+			continue
+		}
+		if rel, err := filepath.Rel(dir, f.abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return usageError("%s is inside the state directory %s, whose files belong to the state: write it elsewhere", f.output, stateDir)
+		}
+	}
+	return nil
+}
+
+// lateFile is an output file opened only once every option is accepted:
+// the crawler is built with it, and create opens (truncating) the file
+// just before the crawl runs.
+type lateFile struct{ f *os.File }
+
+func (l *lateFile) create(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	l.f = f
+	return nil
+}
+
+func (l *lateFile) Write(p []byte) (int, error) {
+	if l.f == nil {
+		return 0, errors.New("output not open")
+	}
+	return l.f.Write(p)
+}
+
+// Sync lets the skip log's writer sync the file, as it syncs a file.
+func (l *lateFile) Sync() error {
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Sync()
+}
+
+func (l *lateFile) Close() error {
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// guardedFeed is a feed that counts the items it could not write, so that
+// a crawl whose feed failed is a failed crawl saying what it lost.
+type guardedFeed struct {
+	*crawler.Feed
+	lost     int
+	first    error
+	closeErr error
+	closed   bool
+}
+
+func (g *guardedFeed) Export(item any) error {
+	err := g.Feed.Export(item)
+	if err != nil {
+		if g.first == nil {
+			g.first = err
+		}
+		g.lost++
+	}
+	return err
+}
+
+func (g *guardedFeed) Close() error {
+	if g.closed {
+		return g.closeErr
+	}
+	g.closed = true
+	g.closeErr = g.Feed.Close()
+	return g.closeErr
+}
+
+// loss says what the feed lost, or nil.
+func (g *guardedFeed) loss() error {
+	switch {
+	case g.lost > 0:
+		return fmt.Errorf("the feed %s is incomplete: %d items could not be written (%v)", g.Path(), g.lost, g.first)
+	case g.closeErr != nil:
+		return fmt.Errorf("the feed %s may be incomplete: finishing it failed (%v)", g.Path(), g.closeErr)
+	}
+	return nil
+}
+
+// checkFeed refuses a --format or --out name that tells no format,
+// before anything is opened.
+func checkFeed(out, format string) error {
+	switch {
+	case out == "" && format != "":
+		return usageError("--format needs --out")
+	case out == "":
+		return nil
+	case format != "":
+		if _, err := crawler.ParseFormat(format); err != nil {
+			return usageError("--format: %v", err)
+		}
+	case out == "-":
+		return usageError("--out -: name the format with --format (jsonl, json or csv)")
+	default:
+		if _, _, ok := crawler.FormatFor(out); !ok {
+			return usageError("--out %s: cannot tell the format from the name; use .jsonl, .json or .csv (optionally .gz) or --format", out)
+		}
+	}
+	return nil
+}
+
+// feedOptions are the options of the feed --out and --format name.
+func feedOptions(format string, stdout io.Writer) []crawler.FeedOption {
+	opts := []crawler.FeedOption{crawler.FeedStdout(stdout)}
+	if format != "" {
+		fm, _ := crawler.ParseFormat(format) // checkFeed parsed it
+		opts = append(opts, crawler.FeedFormat(fm))
+	}
+	return opts
+}
+
+// openFeed opens the feed --out names ("-" is standard output): appended
+// to with --state, else created. It returns nil for no --out.
+func (f *crawlFlags) openFeed(stdout io.Writer) (*guardedFeed, error) {
+	if f.out == "" {
 		return nil, nil
 	}
-	opts := []crawler.FeedOption{crawler.FeedStdout(stdout)}
-	if j.format != "" {
-		f, err := crawler.ParseFormat(j.format)
+	if f.state != "" {
+		feed, err := crawler.ResumeFeed(f.out, feedOptions(f.format, stdout)...)
 		if err != nil {
-			return nil, usageError("--format: %v", err)
+			return nil, usageError("--out with --state: %v", err)
 		}
-		opts = append(opts, crawler.FeedFormat(f))
-	} else if _, _, ok := crawler.FormatFor(out); !ok {
-		if out == "-" {
-			return nil, usageError("--out -: name the format with --format (jsonl, json or csv)")
-		}
-		return nil, usageError("--out %s: cannot tell the format from the name; use .jsonl, .json or .csv (optionally .gz) or --format", out)
+		return &guardedFeed{Feed: feed}, nil
 	}
-	feed, err := crawler.OpenFeed(out, opts...)
+	feed, err := crawler.OpenFeed(f.out, feedOptions(f.format, stdout)...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	return feed, nil
+	return &guardedFeed{Feed: feed}, nil
 }
 
-// start begins what runs beside a crawl: the metrics server and the
-// periodic statistics line. The function it returns stops them.
-func (j *jobFlags) start(c *crawler.Crawler, stderr io.Writer) (stop func(), err error) {
-	var stops []func()
-	stop = func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
+// resumable refuses the feeds a crawl with --state cannot append to, before
+// anything is opened.
+func (f *crawlFlags) resumable() error {
+	if f.out == "" || f.out == "-" {
+		return nil
 	}
-	if j.metrics != "" {
-		srv, err := metrics.Listen(j.metrics, c.Stats(), prometheus.Labels{"agent": c.Agent()})
-		if err != nil {
-			return stop, &exitError{code: 2, err: fmt.Errorf("--metrics: %w", err)}
-		}
-		fmt.Fprintf(stderr, "metrics: http://%s/metrics\n", srv.Addr())
-		stops = append(stops, func() { srv.Close() })
+	fm, gz, _ := crawler.FormatFor(f.out)
+	if f.format != "" {
+		fm, _ = crawler.ParseFormat(f.format)
 	}
-	if j.statsEvery > 0 {
-		stops = append(stops, logStats(stderr, c.Stats(), j.statsEvery))
+	if gz || fm == crawler.JSONFormat {
+		_, err := crawler.ResumeFeed(f.out, crawler.FeedFormat(fm), crawler.FeedGzip(gz))
+		return usageError("--out with --state: %v", err)
 	}
-	return stop, nil
+	return nil
 }
 
 // logStats prints the statistics line every interval until stopped: the
