@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 )
 
 func init() { commands = append(commands, crawlCommand) }
@@ -202,7 +203,7 @@ func runCrawl(ctx context.Context, f *crawlFlags, seeds []string, extra []crawle
 		defer skipFile.Close()
 		opts = append(opts, crawler.WithSkipLog(skipFile))
 	}
-	var feed *crawler.Feed
+	var feed *feed.Feed
 	if f.state != "" {
 		feed, err = f.openResumedFeed(stdout)
 	} else {
@@ -272,34 +273,34 @@ func (f *crawlFlags) resumable() error {
 	if f.out == "" || f.out == "-" {
 		return nil
 	}
-	fm, gz, _ := crawler.FormatFor(f.out)
+	fm, gz, _ := feed.FormatFor(f.out)
 	if f.job.format != "" {
-		fm, _ = crawler.ParseFormat(f.job.format)
+		fm, _ = feed.ParseFormat(f.job.format)
 	}
-	if gz || fm == crawler.JSONFormat {
-		_, err := crawler.ResumeFeed(f.out, crawler.FeedFormat(fm), crawler.FeedGzip(gz))
+	if gz || fm == feed.JSONFormat {
+		_, err := feed.Resume(f.out, feed.WithFormat(fm), feed.WithGzip(gz))
 		return usageError("--out with --state: %v", err)
 	}
 	return nil
 }
 
 // openResumedFeed opens --out to append to it, for a crawl with --state.
-func (f *crawlFlags) openResumedFeed(stdout io.Writer) (*crawler.Feed, error) {
+func (f *crawlFlags) openResumedFeed(stdout io.Writer) (*feed.Feed, error) {
 	if f.out == "" {
 		if f.job.format != "" {
 			return nil, usageError("--format needs --out")
 		}
 		return nil, nil
 	}
-	opts := []crawler.FeedOption{crawler.FeedStdout(stdout)}
+	opts := []feed.Option{feed.WithStdout(stdout)}
 	if f.job.format != "" {
-		fm, err := crawler.ParseFormat(f.job.format)
+		fm, err := feed.ParseFormat(f.job.format)
 		if err != nil {
 			return nil, usageError("--format: %v", err)
 		}
-		opts = append(opts, crawler.FeedFormat(fm))
+		opts = append(opts, feed.WithFormat(fm))
 	}
-	feed, err := crawler.ResumeFeed(f.out, opts...)
+	feed, err := feed.Resume(f.out, opts...)
 	if err != nil {
 		return nil, usageError("--out with --state: %v", err)
 	}

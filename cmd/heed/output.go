@@ -10,6 +10,7 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/crawler/metrics"
+	"github.com/heedcrawl/heed/feed"
 )
 
 // jobFlags are the settings of `heed crawl` for running it as a job: the
@@ -31,27 +32,27 @@ func (j *jobFlags) register(cmd *cobra.Command) {
 
 // openFeed opens the item feed named by --out ("-" is standard output),
 // its format from --format or the name. It returns nil for no --out.
-func (j *jobFlags) openFeed(out string, stdout io.Writer) (*crawler.Feed, error) {
+func (j *jobFlags) openFeed(out string, stdout io.Writer) (*feed.Feed, error) {
 	if out == "" {
 		if j.format != "" {
 			return nil, usageError("--format needs --out")
 		}
 		return nil, nil
 	}
-	opts := []crawler.FeedOption{crawler.FeedStdout(stdout)}
+	opts := []feed.Option{feed.WithStdout(stdout)}
 	if j.format != "" {
-		f, err := crawler.ParseFormat(j.format)
+		f, err := feed.ParseFormat(j.format)
 		if err != nil {
 			return nil, usageError("--format: %v", err)
 		}
-		opts = append(opts, crawler.FeedFormat(f))
-	} else if _, _, ok := crawler.FormatFor(out); !ok {
+		opts = append(opts, feed.WithFormat(f))
+	} else if _, _, ok := feed.FormatFor(out); !ok {
 		if out == "-" {
 			return nil, usageError("--out -: name the format with --format (jsonl, json or csv)")
 		}
 		return nil, usageError("--out %s: cannot tell the format from the name; use .jsonl, .json or .csv (optionally .gz) or --format", out)
 	}
-	feed, err := crawler.OpenFeed(out, opts...)
+	feed, err := feed.Open(out, opts...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
