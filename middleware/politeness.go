@@ -70,7 +70,7 @@ func Politeness(p Pacer) Stage {
 // feedback describes a fetch's outcome for the pacer.
 func feedback(resp *Response, err error) politeness.Feedback {
 	if resp != nil {
-		return politeness.Feedback{Status: resp.Status, RetryAfter: resp.Header.Get("Retry-After")}
+		return politeness.Feedback{Status: resp.Status, RetryAfter: resp.Header.Get("Retry-After"), Latency: resp.Elapsed}
 	}
 	var de *DeferError
 	if errors.As(err, &de) {

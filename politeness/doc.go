@@ -33,6 +33,10 @@
 //     error pause it with exponential backoff (default 1 s doubling to 5
 //     min, [WithBackoff]); any other response resets the backoff.
 //
+// With [WithAutoThrottle] the interval also follows each authority's
+// latency, as Scrapy's AutoThrottle does; the floor and the Crawl-delay
+// stay lower bounds. [AutoThrottle] carries the formula.
+//
 // An interval of zero (floor 0 and no Crawl-delay) means no spacing at all,
 // and is the only case where [WithConcurrency] above 1 lets several requests
 // to one authority be in flight.

@@ -42,6 +42,7 @@ type Settings struct {
 	Clock         Clock         // [WithClock]
 	Logger        *slog.Logger  // [WithLogger]; nil: slog.Default()
 	StartLog      int           // [WithStartLog]
+	AutoThrottle  *AutoThrottle // [WithAutoThrottle]; nil: off
 }
 
 // Option is an optional setting of a Pacer, passed to [New].
@@ -134,6 +135,11 @@ func (c *Settings) validate() error {
 	} else if c.BackoffBase == 0 && c.BackoffMax > 0 {
 		errs = append(errs, fmt.Errorf("backoff base 0 with max %v cannot grow", c.BackoffMax))
 	}
+	if c.AutoThrottle != nil {
+		if err := c.AutoThrottle.validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if c.StartLog < 0 {
 		errs = append(errs, fmt.Errorf("negative start log size %d", c.StartLog))
 	}
@@ -172,7 +178,7 @@ func (c *Settings) backoffFor(failures int) time.Duration {
 }
 
 // intervalFor returns the spacing of an authority with the given
-// Crawl-delay; an excluded authority keeps the floor.
+// Crawl-delay, AutoThrottle aside; an excluded authority keeps the floor.
 func (c *Settings) intervalFor(crawlDelay time.Duration) time.Duration {
 	if crawlDelay > c.MaxCrawlDelay {
 		return c.Floor

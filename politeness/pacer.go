@@ -54,6 +54,9 @@ type authority struct {
 	// byRetryAfter says the pause in force was asked by a Retry-After
 	// header (not a backoff).
 	byRetryAfter bool
+	// throttleDelay is AutoThrottle's delay (see autothrottle.go); 0
+	// without AutoThrottle.
+	throttleDelay time.Duration
 	// starts keeps the latest request starts when the Pacer has a start
 	// log ([WithStartLog]); nil otherwise.
 	starts *startRing
@@ -93,7 +96,10 @@ func (p *Pacer) get(name string) *authority {
 		return a
 	}
 	a := &authority{}
-	a.setInterval(p.cfg.Floor)
+	if at := p.cfg.AutoThrottle; at != nil {
+		a.throttleDelay = at.start(p.cfg.Floor)
+	}
+	a.setInterval(max(p.cfg.Floor, a.throttleDelay))
 	p.auth[name] = a
 	return a
 }
@@ -376,6 +382,7 @@ func (p *Pacer) Release(authority string, fb Feedback) {
 		}
 		a.pause(now.Add(pause), true)
 	}
+	a.throttle(&p.cfg, fb)
 }
 
 // pause extends the pause to until, remembering its cause when it is the
@@ -419,7 +426,7 @@ func (a *authority) setCrawlDelay(name string, d time.Duration, cfg *Settings) {
 	case a.tooLong == nil || a.tooLong.Delay != d:
 		a.tooLong = &DelayTooLongError{Authority: name, Delay: d, Cap: cfg.MaxCrawlDelay}
 	}
-	a.setInterval(cfg.intervalFor(d))
+	a.setInterval(max(cfg.intervalFor(d), a.throttleDelay))
 }
 
 func later(a, b time.Time) time.Time {

@@ -316,6 +316,9 @@ func TestNewRefusesNonsense(t *testing.T) {
 	if _, err := redispacer.New(e.store(), redispacer.WithPacing(politeness.WithClock(clk))); err == nil {
 		t.Error("New accepted politeness.WithClock; the fleet paces on Redis's clock")
 	}
+	if _, err := redispacer.New(e.store(), redispacer.WithPacing(politeness.WithAutoThrottle(politeness.AutoThrottle{}))); err == nil {
+		t.Error("New accepted politeness.WithAutoThrottle, which the fleet pacer does not implement")
+	}
 }
 
 // WithPacing takes politeness's options, applied in order with the
