@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// countingProxy stands between the heed processes and redis-server and
+// counts what the processes ask of Redis: commands (RESP arrays; a
+// script call is one, whatever it runs inside Redis) and round trips
+// (the batches of commands a client sends before it waits for answers:
+// a pipeline is one). Redis's own INFO commandstats cannot tell these
+// apart: it also counts every command a script runs.
+type countingProxy struct {
+	ln       net.Listener
+	target   string
+	commands atomic.Int64
+	trips    atomic.Int64
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	conns    map[net.Conn]bool
+}
+
+func startProxy(target string) (*countingProxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &countingProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// addr is where the heed processes connect.
+func (p *countingProxy) addr() string { return p.ln.Addr().String() }
+
+// counts returns the commands and round trips seen so far.
+func (p *countingProxy) counts() (commands, trips int64) {
+	return p.commands.Load(), p.trips.Load()
+}
+
+func (p *countingProxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns[c], p.conns[s] = true, true
+		p.mu.Unlock()
+		p.wg.Add(2)
+		go func() {
+			defer p.wg.Done()
+			io.Copy(c, s)
+			c.Close()
+		}()
+		go func() {
+			defer p.wg.Done()
+			p.forward(c, s)
+			s.Close()
+		}()
+	}
+}
+
+// forward copies client requests to the server, counting each command
+// and each batch: the commands read before the client's buffered input
+// runs dry go to the server in one write, as the client sent them.
+func (p *countingProxy) forward(c, s net.Conn) {
+	rd := bufio.NewReader(c)
+	wr := bufio.NewWriter(s)
+	for {
+		n, err := copyCommand(rd, wr)
+		if err != nil {
+			return
+		}
+		p.commands.Add(n)
+		if rd.Buffered() == 0 {
+			p.trips.Add(1)
+			if wr.Flush() != nil {
+				return
+			}
+		}
+	}
+}
+
+// copyCommand copies one RESP request (an array of bulk strings, or an
+// inline command line) from rd to w and returns 1.
+func copyCommand(rd *bufio.Reader, w *bufio.Writer) (int64, error) {
+	line, err := rd.ReadSlice('\n')
+	if err != nil {
+		return 0, err
+	}
+	w.Write(line)
+	if len(line) == 0 || line[0] != '*' {
+		return 1, nil // an inline command: one line
+	}
+	n, err := strconv.Atoi(string(trimCRLF(line[1:])))
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad RESP array header %q", line)
+	}
+	for range n {
+		hdr, err := rd.ReadSlice('\n')
+		if err != nil {
+			return 0, err
+		}
+		w.Write(hdr)
+		if len(hdr) == 0 || hdr[0] != '$' {
+			return 0, errors.New("RESP request element is not a bulk string")
+		}
+		size, err := strconv.Atoi(string(trimCRLF(hdr[1:])))
+		if err != nil || size < -1 {
+			return 0, fmt.Errorf("bad RESP bulk header %q", hdr)
+		}
+		if size >= 0 {
+			if _, err := io.CopyN(w, rd, int64(size)+2); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return 1, nil
+}
+
+func trimCRLF(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (p *countingProxy) close() {
+	p.ln.Close()
+	p.mu.Lock()
+	for c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+}
