@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"maps"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +27,7 @@ type countingProxy struct {
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	conns    map[net.Conn]bool
+	byName   map[string]int64 // commands by name (EVALSHA by its script's SHA1 prefix)
 }
 
 func startProxy(target string) (*countingProxy, error) {
@@ -32,7 +35,7 @@ func startProxy(target string) (*countingProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &countingProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	p := &countingProxy{ln: ln, target: target, conns: map[net.Conn]bool{}, byName: map[string]int64{}}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -82,11 +85,14 @@ func (p *countingProxy) forward(c, s net.Conn) {
 	rd := bufio.NewReader(c)
 	wr := bufio.NewWriter(s)
 	for {
-		n, err := copyCommand(rd, wr)
+		name, err := copyCommand(rd, wr)
 		if err != nil {
 			return
 		}
-		p.commands.Add(n)
+		p.commands.Add(1)
+		p.mu.Lock()
+		p.byName[name]++
+		p.mu.Unlock()
 		if rd.Buffered() == 0 {
 			p.trips.Add(1)
 			if wr.Flush() != nil {
@@ -97,40 +103,62 @@ func (p *countingProxy) forward(c, s net.Conn) {
 }
 
 // copyCommand copies one RESP request (an array of bulk strings, or an
-// inline command line) from rd to w and returns 1.
-func copyCommand(rd *bufio.Reader, w *bufio.Writer) (int64, error) {
+// inline command line) from rd to w and returns its name: the command,
+// upper-cased, and for EVALSHA the first 8 hex digits of the script.
+func copyCommand(rd *bufio.Reader, w *bufio.Writer) (string, error) {
 	line, err := rd.ReadSlice('\n')
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	w.Write(line)
 	if len(line) == 0 || line[0] != '*' {
-		return 1, nil // an inline command: one line
+		return "inline", nil // an inline command: one line
 	}
 	n, err := strconv.Atoi(string(trimCRLF(line[1:])))
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("bad RESP array header %q", line)
+		return "", fmt.Errorf("bad RESP array header %q", line)
 	}
-	for range n {
+	var name []byte
+	for i := range n {
 		hdr, err := rd.ReadSlice('\n')
 		if err != nil {
-			return 0, err
+			return "", err
 		}
 		w.Write(hdr)
 		if len(hdr) == 0 || hdr[0] != '$' {
-			return 0, errors.New("RESP request element is not a bulk string")
+			return "", errors.New("RESP request element is not a bulk string")
 		}
 		size, err := strconv.Atoi(string(trimCRLF(hdr[1:])))
 		if err != nil || size < -1 {
-			return 0, fmt.Errorf("bad RESP bulk header %q", hdr)
+			return "", fmt.Errorf("bad RESP bulk header %q", hdr)
 		}
-		if size >= 0 {
-			if _, err := io.CopyN(w, rd, int64(size)+2); err != nil {
-				return 0, err
+		if size < 0 {
+			continue
+		}
+		if i < 2 && size <= 64 {
+			// The command's name, and EVALSHA's script.
+			b, err := rd.Peek(size)
+			if err != nil {
+				return "", err
+			}
+			if i == 0 {
+				name = bytes.ToUpper(b)
+			} else if string(name) == "EVALSHA" {
+				name = append(append(name, ' '), b[:min(8, len(b))]...)
 			}
 		}
+		if _, err := io.CopyN(w, rd, int64(size)+2); err != nil {
+			return "", err
+		}
 	}
-	return 1, nil
+	return string(name), nil
+}
+
+// byCommand returns the commands seen so far by name.
+func (p *countingProxy) byCommand() map[string]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.byName)
 }
 
 func trimCRLF(b []byte) []byte {

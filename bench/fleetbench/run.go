@@ -33,6 +33,8 @@ type runResult struct {
 	// command; a pipeline is one round trip.
 	RedisCommands   int64 `json:"redis_commands"`
 	RedisRoundTrips int64 `json:"redis_round_trips"`
+	// RedisByCommand counts the commands by name (EVALSHA by script).
+	RedisByCommand map[string]int64 `json:"redis_by_command,omitempty"`
 	Hits            benchkit.HitStats
 	// SkipCheck is "ok" when the merged skip logs hold exactly the URLs
 	// the oracle expects skipped, with their reasons; otherwise it says
@@ -74,6 +76,7 @@ func runOnce(ctx context.Context, cfg config, srv *redisServer, n, round int, di
 	defer cancel()
 	redisBefore := srv.cpuSeconds(rctx)
 	cmdsBefore, tripsBefore := srv.proxy.counts()
+	namesBefore := srv.proxy.byCommand()
 	var logs []string
 	var cmds []*exec.Cmd
 	start := time.Now()
@@ -107,6 +110,14 @@ func runOnce(ctx context.Context, cfg config, srv *redisServer, n, round int, di
 	res.RedisCPUSeconds = srv.cpuSeconds(ctx) - redisBefore
 	cmdsAfter, tripsAfter := srv.proxy.counts()
 	res.RedisCommands, res.RedisRoundTrips = cmdsAfter-cmdsBefore, tripsAfter-tripsBefore
+	for name, n := range srv.proxy.byCommand() {
+		if d := n - namesBefore[name]; d > 0 {
+			if res.RedisByCommand == nil {
+				res.RedisByCommand = map[string]int64{}
+			}
+			res.RedisByCommand[name] = d
+		}
+	}
 	for i, cmd := range cmds {
 		if errs[i] != nil {
 			out, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("out-%d.txt", i)))
