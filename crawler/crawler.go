@@ -46,6 +46,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
@@ -70,6 +71,7 @@ type Crawler struct {
 	hooks     hooks
 	ran       bool
 	stats     *Stats
+	live      atomic.Pointer[Live] // see live.go
 }
 
 // New returns a crawler that identifies itself with the product token
@@ -278,6 +280,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 			politeness.WithMaxCrawlDelay(cfg.maxDelay),
 			politeness.WithGiveUp(cfg.hostGiveUp),
 			politeness.WithLogger(cfg.logger),
+			politeness.WithStartLog(cfg.startLog),
 		)
 		if err != nil {
 			return nil, fmt.Errorf("crawler: %w", err)
@@ -347,7 +350,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		budget.Save = st.SaveBudget
 	}
 	if r.fleet != nil {
-		policy.Shared = sharedRobots{r.fleet.robots}
+		policy.Shared = r.fleet.robots
 		policy.SharedLockTTL = cfg.timeout*6 + 10*time.Second // a fetch and its five redirects
 		policy.OnLoaded = r.robotsLoaded
 	}
@@ -370,6 +373,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		return fs.Queued, fs.Leased
 	}
 	r.stats.mu.Unlock()
+	c.live.Store(&Live{front: r.front, pacer: r.pacer})
 	return r, nil
 }
 

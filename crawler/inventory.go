@@ -264,7 +264,7 @@ func (inv *Inventory) newInventoryRun() (*inventoryRun, error) {
 	}
 	iv.giveUp = cfg.robotsGiveUp
 	if iv.giveUp <= 0 {
-		iv.giveUp = 10 * time.Minute // the robots stage's default
+		iv.giveUp = middleware.DefaultRobotsGiveUp
 	}
 	pace := middleware.Politeness(pacer)
 	iv.robots = middleware.NewRobots(pace(fetch), middleware.RobotsPolicy{
@@ -331,14 +331,14 @@ func (iv *inventoryRun) entry(ctx context.Context, auth string) (*middleware.Rob
 		var de *middleware.DeferError
 		switch {
 		case errors.As(err, &de):
-			if err := sleepUntil(ctx, de.Until); err != nil {
+			if err := middleware.SleepUntil(ctx, de.Until); err != nil {
 				return nil, err
 			}
 			continue
 		case err != nil:
 			return nil, err
-		case e.State == middleware.RobotsUnreachable && e.FetchedAt.Sub(e.FirstFailure) < iv.giveUp:
-			if err := sleepUntil(ctx, e.RetryAt); err != nil {
+		case e.State == middleware.RobotsUnreachable && !e.GaveUp(iv.giveUp):
+			if err := middleware.SleepUntil(ctx, e.RetryAt); err != nil {
 				return nil, err
 			}
 			continue
@@ -409,30 +409,22 @@ func (iv *inventoryRun) verdict(ctx context.Context, row *InventoryRow) error {
 	// it here could wait on the authority's slot, which the sitemap being
 	// read holds until it is closed.
 	e, ok := iv.robots.Cached(auth)
-	if !ok || (e.State == middleware.RobotsUnreachable && e.FetchedAt.Sub(e.FirstFailure) < iv.giveUp) {
+	if !ok || (e.State == middleware.RobotsUnreachable && !e.GaveUp(iv.giveUp)) {
 		if e, err = iv.entry(ctx, auth); err != nil {
 			return err
 		}
 	}
 	row.RobotsURL = e.URL
-	switch e.State {
-	case middleware.RobotsUnavailable:
-		row.Allowed = true
-		return nil
-	case middleware.RobotsUnreachable:
-		row.Reason = skiplog.RobotsUnreachable
-		return nil
-	}
 	u, err := url.Parse(row.URL)
 	if err != nil {
 		row.Reason = skiplog.InvalidURL
 		return nil
 	}
-	v := e.Group.DecideURL(u)
-	ev := e.Evidence(v)
-	row.Allowed, row.Line, row.Rule, row.Group = v.Allowed, ev.Line, ev.Rule, ev.Group
-	if !v.Allowed {
-		row.Reason = skiplog.RobotsDisallow
+	d := middleware.DecideRobots(e, u, iv.giveUp)
+	row.Allowed, row.Reason = d.Allowed, d.Reason
+	if e.State == middleware.RobotsAvailable {
+		ev := d.Evidence()
+		row.Line, row.Rule, row.Group = ev.Line, ev.Rule, ev.Group
 	}
 	return nil
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"strings"
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
@@ -37,7 +35,7 @@ func (iv *inventoryRun) fetchSitemap(ctx context.Context, sitemapURL string, isR
 		var rec *skiplog.Record
 		switch {
 		case errors.As(err, &de):
-			if err := sleepUntil(ctx, de.Until); err != nil {
+			if err := middleware.SleepUntil(ctx, de.Until); err != nil {
 				return nil, err
 			}
 			continue
@@ -54,7 +52,7 @@ func (iv *inventoryRun) fetchSitemap(ctx context.Context, sitemapURL string, isR
 		switch {
 		case resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "":
 			body.Close()
-			next, err := iv.redirectTarget(req, resp.Header.Get("Location"))
+			next, err := middleware.RedirectHop(req, resp.Header.Get("Location"), iv.cfg.maxRedirect)
 			if err != nil {
 				iv.skip(err)
 				return nil, err
@@ -69,38 +67,4 @@ func (iv *inventoryRun) fetchSitemap(ctx context.Context, sitemapURL string, isR
 		return body, nil
 	}
 	return nil, fmt.Errorf("sitemap %s: not fetched after %d tries", canon, maxPolls)
-}
-
-// redirectTarget is the next request of a sitemap's redirect chain, or
-// the record that ends the chain (a loop, too many hops, a bad target).
-func (iv *inventoryRun) redirectTarget(req *frontier.Request, loc string) (*frontier.Request, *skiplog.Record) {
-	chain := append(append([]string(nil), req.Redirects...), req.URL)
-	rec := &skiplog.Record{URL: loc, Referrer: req.URL, Reason: skiplog.InvalidURL}
-	base, err := url.Parse(req.URL)
-	if err != nil {
-		rec.Err = err.Error()
-		return nil, rec
-	}
-	u, err := base.Parse(strings.TrimSpace(loc))
-	if err != nil {
-		rec.Err = err.Error()
-		return nil, rec
-	}
-	target, err := frontier.CanonicalizeURL(u)
-	if err != nil {
-		rec.URL, rec.Err = u.String(), err.Error()
-		return nil, rec
-	}
-	rec.URL = target
-	for _, c := range chain {
-		if c == target {
-			rec.Reason, rec.Detail = skiplog.RedirectLoop, "redirect chain "+strings.Join(append(chain, target), " -> ")
-			return nil, rec
-		}
-	}
-	if len(chain) > iv.cfg.maxRedirect {
-		rec.Reason, rec.Detail = skiplog.RedirectLimit, fmt.Sprintf("more than %d redirects from %s", iv.cfg.maxRedirect, chain[0])
-		return nil, rec
-	}
-	return &frontier.Request{URL: target, Kind: frontier.KindSitemap, Referrer: req.URL, Redirects: chain}, nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/sitemap"
@@ -307,20 +306,4 @@ func (s *InventorySummary) Format(w io.Writer) error {
 		fmt.Fprintln(bw, "interrupted: the inventory is incomplete")
 	}
 	return bw.Flush()
-}
-
-// sleepUntil waits until t or until ctx ends.
-func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
 }

@@ -55,6 +55,7 @@ type config struct {
 	itemOut   io.Writer
 	logger    *slog.Logger
 	now       func() time.Time
+	startLog  int // see live.go
 }
 
 // Option sets an optional crawler setting.

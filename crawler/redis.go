@@ -15,6 +15,7 @@ import (
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
 	"github.com/heedcrawl/heed/politeness/redispacer"
+	"github.com/heedcrawl/heed/redisstore"
 	"github.com/heedcrawl/heed/skiplog"
 	"github.com/redis/go-redis/v9"
 )
@@ -74,7 +75,7 @@ type redisConfig struct {
 // "heed:<crawlID>:". A crawl id is letters, digits, '.', '_' and '-', at
 // most 100 of them. The client is the caller's to close, after Run.
 func WithRedis(rdb redis.UniversalClient, crawlID string, opts ...RedisOption) Option {
-	rc := &redisConfig{client: rdb, crawlID: crawlID, lease: DefaultRedisLeaseTimeout, retryFor: redisfrontier.DefaultRetryFor}
+	rc := &redisConfig{client: rdb, crawlID: crawlID, lease: DefaultRedisLeaseTimeout, retryFor: redisstore.DefaultRetryFor}
 	for _, o := range opts {
 		if o != nil {
 			o(rc)
@@ -93,7 +94,7 @@ func WithRedisLeaseTimeout(d time.Duration) RedisOption {
 
 // WithRedisRetryFor sets how long one call to Redis keeps retrying while
 // Redis is unreachable before the crawler hears of it (default 1 minute;
-// see redisfrontier.WithRetryFor). The crawler then waits and tries again
+// see redisstore.WithRetryFor). The crawler then waits and tries again
 // for as long as it runs; this only sets how often it says so.
 func WithRedisRetryFor(d time.Duration) RedisOption {
 	return func(c *redisConfig) { c.retryFor = d }
@@ -157,10 +158,10 @@ func (r *run) admitFleet(req *frontier.Request) error {
 type fleet struct {
 	cfg      *redisConfig
 	log      *slog.Logger
-	store    *redisfrontier.Store
+	store    *redisstore.Store
 	pacer    *redispacer.Pacer
 	front    *redisfrontier.Frontier
-	robots   *redisfrontier.RobotsCache
+	robots   *redisstore.RobotsCache
 	counters *fleetCounters
 
 	stop chan struct{} // closed when the process stops taking work
@@ -182,8 +183,8 @@ func openFleet(cfg *config) (*fleet, error) {
 	if log == nil {
 		log = cfg.logger
 	}
-	store, err := redisfrontier.NewStore(rc.client, RedisPrefix(rc.crawlID),
-		redisfrontier.WithLogger(log), redisfrontier.WithRetryFor(rc.retryFor))
+	store, err := redisstore.NewStore(rc.client, RedisPrefix(rc.crawlID),
+		redisstore.WithLogger(log), redisstore.WithRetryFor(rc.retryFor))
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
@@ -198,8 +199,8 @@ func openFleet(cfg *config) (*fleet, error) {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	f := &fleet{cfg: rc, log: log, store: store, pacer: pacer,
-		robots: redisfrontier.NewRobotsCache(store), stop: make(chan struct{})}
-	f.counters = newFleetCounters(redisfrontier.NewCounters(store), f)
+		robots: redisstore.NewRobotsCache(store), stop: make(chan struct{})}
+	f.counters = newFleetCounters(redisstore.NewCounters(store), f)
 	return f, nil
 }
 

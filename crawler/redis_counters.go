@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/redisstore"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
@@ -24,7 +24,7 @@ const counterFlushEvery = 250 * time.Millisecond
 // all. An event that cannot be written (Redis unreachable) is queued in
 // memory and written by a background goroutine, and at the end of the run.
 type fleetCounters struct {
-	c  *redisfrontier.Counters
+	c  *redisstore.Counters
 	fl *fleet
 
 	mu      sync.Mutex
@@ -39,7 +39,7 @@ type counterEvent struct {
 	name      string // the skip reason, or the named counter
 }
 
-func newFleetCounters(c *redisfrontier.Counters, fl *fleet) *fleetCounters {
+func newFleetCounters(c *redisstore.Counters, fl *fleet) *fleetCounters {
 	return &fleetCounters{c: c, fl: fl}
 }
 
@@ -105,7 +105,7 @@ func (fc *fleetCounters) flush(ctx context.Context) error {
 			fc.mu.Lock()
 			fc.pending = append(batch[i:len(batch):len(batch)], fc.pending...)
 			fc.mu.Unlock()
-			if !errors.Is(err, redisfrontier.ErrUnavailable) && ctx.Err() == nil {
+			if !errors.Is(err, redisstore.ErrUnavailable) && ctx.Err() == nil {
 				fc.fl.log.Error("crawl-wide counters not updated", "error", err.Error())
 			}
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
 	"github.com/heedcrawl/heed/politeness/redispacer"
+	"github.com/heedcrawl/heed/redisstore"
 )
 
 // errNotQueued is wrapped by the error of a Push that a stopping process
@@ -31,7 +32,7 @@ type fleetFrontier struct {
 func (w *fleetFrontier) retry(ctx context.Context, op string, call func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := call()
-		if !errors.Is(err, redisfrontier.ErrUnavailable) {
+		if !errors.Is(err, redisstore.ErrUnavailable) {
 			return err
 		}
 		if w.fl.isStopping() && attempt > 0 {
@@ -52,7 +53,7 @@ func (w *fleetFrontier) Push(ctx context.Context, req *frontier.Request) (fronti
 		res, err = w.Frontier.Push(ctx, req)
 		return err
 	})
-	if errors.Is(err, redisfrontier.ErrUnavailable) {
+	if errors.Is(err, redisstore.ErrUnavailable) {
 		return frontier.Rejected, fmt.Errorf("%w: %w", errNotQueued, err)
 	}
 	return res, err
@@ -63,7 +64,7 @@ func (w *fleetFrontier) Push(ctx context.Context, req *frontier.Request) (fronti
 func (w *fleetFrontier) Next(ctx context.Context) (*frontier.Request, error) {
 	for attempt := 0; ; attempt++ {
 		req, err := w.Frontier.Next(ctx)
-		if !errors.Is(err, redisfrontier.ErrUnavailable) {
+		if !errors.Is(err, redisstore.ErrUnavailable) {
 			return req, err
 		}
 		if werr := w.fl.unavailable(ctx, "next", attempt, err); werr != nil {
@@ -111,7 +112,7 @@ type fleetPacer struct {
 // deferred, not skip-logged as a fetch error.
 func (p fleetPacer) TryAcquire(authority string) (bool, time.Time, error) {
 	ok, at, err := p.Pacer.TryAcquire(authority)
-	if errors.Is(err, redisfrontier.ErrUnavailable) {
+	if errors.Is(err, redisstore.ErrUnavailable) {
 		p.fl.log.Warn("redis unavailable: request deferred, nothing booked", "authority", authority, "error", err.Error())
 		return false, time.Now().Add(time.Second), nil
 	}
@@ -124,7 +125,7 @@ func (p fleetPacer) TryAcquire(authority string) (bool, time.Time, error) {
 func (p fleetPacer) SetCrawlDelay(authority string, d time.Duration) error {
 	for attempt := 0; ; attempt++ {
 		err := p.Pacer.SetCrawlDelay(authority, d)
-		if !errors.Is(err, redisfrontier.ErrUnavailable) || (p.fl.isStopping() && attempt > 0) {
+		if !errors.Is(err, redisstore.ErrUnavailable) || (p.fl.isStopping() && attempt > 0) {
 			return err
 		}
 		if werr := p.fl.unavailable(context.Background(), "crawl-delay", attempt, err); werr != nil {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
-	"github.com/heedcrawl/heed/frontier/redisfrontier/redistest"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/redisstore/redistest"
 	"github.com/heedcrawl/heed/skiplog"
 )
 

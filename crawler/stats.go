@@ -83,6 +83,9 @@ type AuthorityStats struct {
 	Statuses map[int]int64            `json:"statuses"`
 	Skipped  map[skiplog.Reason]int64 `json:"skipped,omitempty"`
 	Robots   string                   `json:"robots,omitempty"`
+	// RobotsStatus is the HTTP status of the authority's last robots.txt
+	// fetch (the status that decided Robots); 0 when no response arrived.
+	RobotsStatus int `json:"robots_status,omitempty"`
 }
 
 func newStats(now func() time.Time) *Stats {
@@ -183,7 +186,8 @@ func (st *Stats) skipped(rec *skiplog.Record) {
 func (st *Stats) robotsFetched(e *middleware.RobotsEntry) {
 	st.mu.Lock()
 	st.s.Robots[e.State.String()]++
-	st.authority(e.Authority).Robots = e.State.String()
+	as := st.authority(e.Authority)
+	as.Robots, as.RobotsStatus = e.State.String(), e.Status
 	st.mu.Unlock()
 }
 
@@ -196,7 +200,7 @@ func (st *Stats) robotsRestored(e *middleware.RobotsEntry) {
 	if as.Robots == "" {
 		st.s.Robots[e.State.String()]++
 	}
-	as.Robots = e.State.String()
+	as.Robots, as.RobotsStatus = e.State.String(), e.Status
 	st.mu.Unlock()
 }
 

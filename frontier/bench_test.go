@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -97,26 +100,37 @@ func BenchmarkSteadyState(b *testing.B) {
 	}
 }
 
-// BenchmarkQueuedMemory reports the heap bytes a queued URL costs (the
-// Request, its URL string, its queue slot and its fingerprint in the seen
-// set) with a million URLs queued over 1,000 authorities, and what a URL
-// costs once it is done and only its fingerprint remains. Measured with
-// runtime.MemStats after GC.
+// BenchmarkQueuedMemory reports what a queued URL costs with a million
+// URLs queued over 1,000 authorities: the heap bytes per queued URL (after
+// GC, every byte the frontier keeps: queue entries, URL text, the seen
+// set), the same for the million in MiB, the peak resident set of the
+// process while they were pushed, over its resident set before (MiB; the
+// requests are built one by one as a crawl's links are, so the figure is
+// the frontier's and its garbage's), and what a URL costs once it is done
+// and only its fingerprint remains.
 func BenchmarkQueuedMemory(b *testing.B) {
 	const n, auths = 1_000_000, 1_000
 	ctx := context.Background()
-	var queuedBytes, seenBytes float64
+	var queuedBytes, seenBytes, peakRSS float64
 	for range b.N {
 		b.StopTimer()
 		var before, full, after runtime.MemStats
 		runtime.GC()
+		debug.FreeOSMemory()
 		runtime.ReadMemStats(&before)
+		rssBefore, resetOK := resetPeakRSS()
 		b.StartTimer()
 		m := NewMemory()
-		for _, r := range benchRequests(0, n, auths) {
-			m.Push(ctx, r)
+		for i := range n {
+			m.Push(ctx, &Request{
+				URL:   "https://host" + strconv.Itoa(i%auths) + ".example/page/" + strconv.Itoa(i),
+				Depth: i % 4,
+			})
 		}
 		b.StopTimer()
+		if peak, ok := readStatusKiB("VmHWM:"); ok && resetOK {
+			peakRSS += float64(peak-rssBefore) / 1024
+		}
 		runtime.GC()
 		runtime.ReadMemStats(&full)
 		for range n {
@@ -134,7 +148,36 @@ func BenchmarkQueuedMemory(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(queuedBytes/float64(b.N), "B/queued-url")
+	b.ReportMetric(queuedBytes/float64(b.N)*n/(1<<20), "heap-MiB/1M-queued")
+	if peakRSS > 0 {
+		b.ReportMetric(peakRSS/float64(b.N), "peak-RSS-MiB/1M-queued")
+	}
 	b.ReportMetric(seenBytes/float64(b.N), "B/seen-url")
+}
+
+// resetPeakRSS resets the process's peak resident set (VmHWM) to its
+// current resident set (Linux: "5" to /proc/self/clear_refs) and returns
+// that, in KiB; false where the kernel does not allow it.
+func resetPeakRSS() (int64, bool) {
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		return 0, false
+	}
+	return readStatusKiB("VmRSS:")
+}
+
+// readStatusKiB reads one "Name: N kB" line of /proc/self/status.
+func readStatusKiB(field string) (int64, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 var benchURLs = []struct{ name, url string }{

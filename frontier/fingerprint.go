@@ -60,9 +60,20 @@ func fnvAdd(hi, lo uint64, s string) (uint64, uint64) {
 
 // Fingerprint returns the fingerprint the frontier deduplicates r by. The
 // URL is used as is: call it on a request that went through Push, whose URL
-// is canonical.
+// is canonical. A request without a body has KeyOf(kind, method, url); one
+// with a body (a POST) has the key of a method that carries the body's
+// own 128-bit FNV-1a hash, so two posts of different forms to one URL are
+// two requests, and a post is never taken for a GET of its URL.
 func (r *Request) Fingerprint() Fingerprint {
-	return KeyOf(r.Kind, r.Method, r.URL)
+	method := r.Method
+	if len(r.Body) > 0 {
+		if method == "" {
+			method = "GET"
+		}
+		hi, lo := fnvAdd(uint64(fnvOffsetHi), uint64(fnvOffsetLo), string(r.Body))
+		method = fmt.Sprintf("%s body:%016x%016x", method, hi, lo)
+	}
+	return KeyOf(r.Kind, method, r.URL)
 }
 
 // KeyOf returns the dedup fingerprint of a request of the given kind,

@@ -105,3 +105,23 @@ func TestSitemapAndPageAreDifferentRequests(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// A body is part of a request's identity: two posts of different forms are
+// two requests, a post is not its URL's GET, and a bodyless request keeps
+// the key it always had.
+func TestFingerprintBody(t *testing.T) {
+	get := &Request{URL: "http://example.com/login"}
+	post := &Request{URL: get.URL, Method: "POST"}
+	alice := &Request{URL: get.URL, Method: "POST", Body: []byte("user=alice")}
+	bob := &Request{URL: get.URL, Method: "POST", Body: []byte("user=bob")}
+	alice2 := &Request{URL: get.URL, Method: "POST", Body: []byte("user=alice")}
+	if get.Fingerprint() != NewFingerprint("", get.URL) || post.Fingerprint() != NewFingerprint("POST", get.URL) {
+		t.Error("a request without a body changed its fingerprint")
+	}
+	if alice.Fingerprint() == bob.Fingerprint() || alice.Fingerprint() == post.Fingerprint() {
+		t.Error("posts with different bodies share a fingerprint")
+	}
+	if alice.Fingerprint() != alice2.Fingerprint() {
+		t.Error("equal posts have different fingerprints")
+	}
+}

@@ -68,6 +68,7 @@ package frontier
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 )
 
@@ -100,6 +101,15 @@ type Request struct {
 	URL string `json:"url"`
 	// Method is the HTTP method; empty means GET.
 	Method string `json:"method,omitempty"`
+	// Header holds the request headers a spider set (Referer,
+	// Accept-Language, a POST's Content-Type ...), sent on top of the
+	// downloader's own; the downloader keeps its User-Agent whatever
+	// Header says, so robots.txt groups stay addressed to the crawler.
+	Header http.Header `json:"header,omitempty"`
+	// Body is the request body (a POST's form or JSON); empty for a GET.
+	// Requests that differ only by body are different requests: the body
+	// is part of the Fingerprint.
+	Body []byte `json:"body,omitempty"`
 	// Kind says how the response is handled.
 	Kind Kind `json:"kind,omitempty"`
 	// Depth is the number of links followed from a seed (seeds are 0).

@@ -34,19 +34,24 @@ func (o Order) String() string {
 // BreadthFirst, higher Seq (LIFO) for DepthFirst. Backends share it so that
 // every frontier orders requests alike.
 func (o Order) Less(a, b *Request) bool {
-	if a.Priority != b.Priority {
-		return a.Priority > b.Priority
+	return keyLess(o, a.Priority, a.Depth, a.Seq, b.Priority, b.Depth, b.Seq)
+}
+
+// keyLess is Order.Less on the three fields it reads.
+func keyLess(o Order, ap, ad int, as uint64, bp, bd int, bs uint64) bool {
+	if ap != bp {
+		return ap > bp
 	}
 	if o == DepthFirst {
-		if a.Depth != b.Depth {
-			return a.Depth > b.Depth
+		if ad != bd {
+			return ad > bd
 		}
-		return a.Seq > b.Seq
+		return as > bs
 	}
-	if a.Depth != b.Depth {
-		return a.Depth < b.Depth
+	if ad != bd {
+		return ad < bd
 	}
-	return a.Seq < b.Seq
+	return as < bs
 }
 
 // Config is the resolved form of a list of Options. NewMemory builds one

@@ -89,6 +89,10 @@ type Response struct {
 	Truncated bool
 	// Elapsed is the time from sending the request to the end of the body.
 	Elapsed time.Duration
+	// FromCache reports that the response was served from heed's HTTP
+	// cache (package httpcache) without contacting the site; it passed
+	// no pacer.
+	FromCache bool
 	// Native is the downloader's own response value, for callbacks that
 	// need it (heed's crawler keeps colly's response here).
 	Native any

@@ -80,7 +80,7 @@ func Politeness(p Pacer) Stage {
 // feedback describes a fetch's outcome for the pacer.
 func feedback(resp *Response, err error) politeness.Feedback {
 	if resp != nil {
-		return politeness.Feedback{Status: resp.Status, RetryAfter: resp.Header.Get("Retry-After")}
+		return politeness.Feedback{Status: resp.Status, RetryAfter: resp.Header.Get("Retry-After"), Latency: resp.Elapsed}
 	}
 	var rec *skiplog.Record
 	if errors.As(err, &rec) && rec.Reason == skiplog.MaxPages {

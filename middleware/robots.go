@@ -219,7 +219,7 @@ func NewRobots(fetch Fetcher, policy RobotsPolicy) *Robots {
 		policy.RetryMax = time.Minute
 	}
 	if policy.GiveUpAfter <= 0 {
-		policy.GiveUpAfter = 10 * time.Minute
+		policy.GiveUpAfter = DefaultRobotsGiveUp
 	}
 	if policy.Now == nil {
 		policy.Now = time.Now
@@ -258,46 +258,14 @@ func (r *Robots) admit(ctx context.Context, req *frontier.Request, background bo
 	if err != nil {
 		return err
 	}
-	switch e.State {
-	case RobotsUnavailable:
+	d := DecideRobots(e, u, r.policy.GiveUpAfter)
+	switch {
+	case d.Allowed:
 		return nil
-	case RobotsUnreachable:
-		if r.gaveUp(e) {
-			return r.unreachableRecord(req, e)
-		}
+	case d.Pending:
 		return &DeferError{Until: e.RetryAt, Reason: "robots-unreachable", Status: e.Status}
 	}
-	v := e.Group.DecideURL(u)
-	if v.Allowed {
-		return nil
-	}
-	reason := skiplog.RobotsDisallow
-	if len(req.Redirects) > 0 {
-		reason = skiplog.RedirectBlocked
-	}
-	return &skiplog.Record{
-		URL: req.URL, Authority: e.Authority, Reason: reason,
-		Depth: req.Depth, Referrer: req.Referrer, Robots: e.Evidence(v),
-	}
-}
-
-func (r *Robots) unreachableRecord(req *frontier.Request, e *RobotsEntry) *skiplog.Record {
-	return &skiplog.Record{
-		URL: req.URL, Authority: e.Authority, Reason: skiplog.RobotsUnreachable,
-		Status: e.Status, Err: e.Err, Depth: req.Depth, Referrer: req.Referrer,
-		Detail: unreachableDetail(e, r.policy.GiveUpAfter),
-		Robots: &skiplog.Robots{URL: e.URL, FetchedAt: e.FetchedAt, Status: e.Status},
-	}
-}
-
-// unreachableDetail explains a robots-unreachable record.
-func unreachableDetail(e *RobotsEntry, giveUp time.Duration) string {
-	msg := fmt.Sprintf("robots.txt unreachable since %s (%d tries)", e.FirstFailure.Format(time.RFC3339), e.Failures)
-	if e.RetryAt.Sub(e.FirstFailure) > giveUp {
-		msg += fmt.Sprintf("; the server asked not to be asked again before %s (Retry-After), past the give-up time of %v",
-			e.RetryAt.Format(time.RFC3339), giveUp)
-	}
-	return msg
+	return d.Record(req)
 }
 
 // UnreachableRecord returns the robots-unreachable record for a request
@@ -310,7 +278,7 @@ func (r *Robots) UnreachableRecord(req *frontier.Request) *skiplog.Record {
 	if e == nil || e.State != RobotsUnreachable {
 		return nil
 	}
-	return r.unreachableRecord(req, e)
+	return RobotsDecision{Entry: e, Reason: skiplog.RobotsUnreachable}.Record(req)
 }
 
 // Cached returns the current entry of an authority without fetching.
@@ -396,7 +364,7 @@ func (r *Robots) refreshWhenReady(ctx context.Context, authority string, e *Robo
 		// time, a second at most at once, so a test clock cannot strand
 		// the fetch.
 		wait := min(max(de.Until.Sub(r.policy.Now()), pendingWait), time.Second)
-		if sleepUntil(ctx, time.Now().Add(wait)) != nil {
+		if SleepUntil(ctx, time.Now().Add(wait)) != nil {
 			r.mu.Lock()
 			delete(r.fetching, authority)
 			r.mu.Unlock()
@@ -431,19 +399,25 @@ func (r *Robots) refresh(ctx context.Context, authority string, e *RobotsEntry, 
 	if err != nil {
 		return nil, err
 	}
+	r.fetched(fresh, newRobotsRecord(fresh, rf, r.policy.parseLimit()))
+	return fresh, nil
+}
+
+// fetched tells the policy's hooks of a fresh entry and its record: Save
+// stores the record, OnFetched takes the entry, and the fetch is logged.
+func (r *Robots) fetched(fresh *RobotsEntry, rec *RobotsRecord) {
 	if r.policy.Save != nil {
-		if serr := r.policy.Save(newRobotsRecord(fresh, rf, r.policy.parseLimit())); serr != nil && r.policy.Logger != nil {
-			r.policy.Logger.Error("robots.txt record not saved", "authority", authority, "error", serr)
+		if err := r.policy.Save(rec); err != nil && r.policy.Logger != nil {
+			r.policy.Logger.Error("robots.txt record not saved", "authority", fresh.Authority, "error", err)
 		}
 	}
 	if r.policy.OnFetched != nil {
 		r.policy.OnFetched(fresh)
 	}
 	if r.policy.Logger != nil {
-		r.policy.Logger.Info("robots.txt fetched", "authority", authority, "state", fresh.State.String(),
+		r.policy.Logger.Info("robots.txt fetched", "authority", fresh.Authority, "state", fresh.State.String(),
 			"status", fresh.Status, "hops", fresh.Hops, "error", fresh.Err)
 	}
-	return fresh, nil
 }
 
 // due reports whether entry e (nil if none) must be fetched again before
@@ -452,7 +426,7 @@ func (r *Robots) due(e *RobotsEntry, now time.Time, seq uint64) bool {
 	switch {
 	case e == nil:
 		return true
-	case e.State == RobotsUnreachable && !r.gaveUp(e):
+	case e.State == RobotsUnreachable && !e.GaveUp(r.policy.GiveUpAfter):
 		// Retries follow their own backoff schedule until heed gives up.
 		return !now.Before(e.RetryAt)
 	default:
@@ -493,22 +467,40 @@ func (r *Robots) fetchEntry(ctx context.Context, authority string, prev *RobotsE
 	if err != nil {
 		return nil, nil, err
 	}
-	e := &RobotsEntry{Authority: authority, URL: rf.URL, FinalURL: rf.FinalURL, Hops: rf.Hops,
-		FetchedAt: rf.FetchedAt, Status: rf.Status, Err: rf.Err, State: rf.State}
-	switch rf.State {
-	case RobotsUnreachable:
+	e := NewRobotsEntry(authority, rf, r.policy.Agent, r.policy.MaxBytes)
+	if rf.State == RobotsUnreachable {
 		return r.unreachable(e, prev, rf.RetryAfter), rf, nil
-	case RobotsAvailable:
-		f := robots.Parse(rf.Body, robots.WithMaxBytes(r.policy.MaxBytes))
-		e.Group = f.Group(r.policy.Agent)
-		rep := f.Report()
-		e.SkippedLines, e.Truncated = len(rep.Skipped), rep.Truncated
-		base, _ := url.Parse(e.FinalURL)
-		for _, s := range f.ResolveSitemaps(base) {
-			e.Sitemaps = append(e.Sitemaps, s.URL)
-		}
 	}
 	return e, rf, nil
+}
+
+// NewRobotsEntry makes an authority's entry from one fetch of its
+// robots.txt: for an available file, the group selected for the product
+// token agent, parsed with the parse limit maxBytes (at least 500 KiB),
+// and the Sitemap lines resolved against where the file was found. The
+// unreachable bookkeeping (failures, retry time) is the robots stage's,
+// not set here.
+func NewRobotsEntry(authority string, rf *RobotsFetch, agent string, maxBytes int) *RobotsEntry {
+	e := &RobotsEntry{Authority: authority, URL: rf.URL, FinalURL: rf.FinalURL, Hops: rf.Hops,
+		FetchedAt: rf.FetchedAt, Status: rf.Status, Err: rf.Err, State: rf.State}
+	if rf.State == RobotsAvailable {
+		e.parse(rf.Body, agent, maxBytes)
+	}
+	return e
+}
+
+// parse fills an available entry from the file's body: the group for
+// agent, the counts of the parser's report, and the Sitemap lines
+// resolved against where the file was found.
+func (e *RobotsEntry) parse(body []byte, agent string, maxBytes int) {
+	f := robots.Parse(body, robots.WithMaxBytes(maxBytes))
+	e.Group = f.Group(agent)
+	rep := f.Report()
+	e.SkippedLines, e.Truncated = len(rep.Skipped), rep.Truncated
+	base, _ := url.Parse(e.FinalURL)
+	for _, s := range f.ResolveSitemaps(base) {
+		e.Sitemaps = append(e.Sitemaps, s.URL)
+	}
 }
 
 // RobotsFetch is the outcome of fetching one robots.txt URL, classified by
@@ -559,7 +551,7 @@ func FetchRobots(ctx context.Context, fetch Fetcher, robotsURL string, maxRedire
 			if !until.After(now()) {
 				until = now().Add(pendingWait)
 			}
-			if werr := sleepUntil(ctx, until); werr != nil {
+			if werr := SleepUntil(ctx, until); werr != nil {
 				return nil, werr
 			}
 			continue
@@ -578,7 +570,7 @@ func FetchRobots(ctx context.Context, fetch Fetcher, robotsURL string, maxRedire
 			rf.State, rf.Body = RobotsAvailable, resp.Body
 			return rf, nil
 		case resp.Status >= 300 && resp.Status < 400:
-			next, perr := resolveLocation(target, resp.Header.Get("Location"))
+			next, perr := ResolveLocation(target, resp.Header.Get("Location"))
 			if perr != nil || hop >= maxRedirects {
 				rf.State = RobotsUnavailable
 				if perr != nil {
@@ -620,52 +612,9 @@ func (r *Robots) unreachable(e, prev *RobotsEntry, retryAfter string) *RobotsEnt
 	e.RetryAt = e.FetchedAt.Add(wait)
 	// The last try happens when the give-up time comes, not after it;
 	// but a server that asked (Retry-After) not to be asked again before
-	// then is not asked: heed gives up at once instead (see gaveUp).
+	// then is not asked: heed gives up at once instead (see GaveUp).
 	if deadline := e.FirstFailure.Add(r.policy.GiveUpAfter); e.RetryAt.After(deadline) && deadline.After(e.FetchedAt) && !asked {
 		e.RetryAt = deadline
 	}
 	return e
-}
-
-// gaveUp reports whether heed has stopped waiting for an unreachable
-// robots.txt: its last fetch failed at or after the give-up time, or the
-// server asked (with Retry-After) not to be asked again before it.
-func (r *Robots) gaveUp(e *RobotsEntry) bool {
-	return e.State == RobotsUnreachable && (e.FetchedAt.Sub(e.FirstFailure) >= r.policy.GiveUpAfter ||
-		e.RetryAt.Sub(e.FirstFailure) > r.policy.GiveUpAfter)
-}
-
-func resolveLocation(from, loc string) (string, error) {
-	if loc == "" {
-		return "", errors.New("redirect without a Location header")
-	}
-	base, err := url.Parse(from)
-	if err != nil {
-		return "", err
-	}
-	ref, err := url.Parse(loc)
-	if err != nil {
-		return "", fmt.Errorf("bad Location %q: %w", loc, err)
-	}
-	u := base.ResolveReference(ref)
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("redirect to a non-http URL %q", u.String())
-	}
-	u.Fragment = ""
-	return u.String(), nil
-}
-
-func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return nil
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
 }

@@ -3,7 +3,6 @@ package middleware
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/heedcrawl/heed/robots"
@@ -115,20 +114,13 @@ func (rec *RobotsRecord) Entry(agent string, limit int) (*RobotsEntry, error) {
 	if state != RobotsAvailable {
 		return e, nil
 	}
-	f := robots.Parse(rec.Body, robots.WithMaxBytes(limit))
-	e.Group = f.Group(agent)
-	rep := f.Report()
-	e.SkippedLines, e.Truncated = len(rep.Skipped), rep.Truncated
+	e.parse(rec.Body, agent, limit)
 	if rec.Truncated != nil && rec.Limit == limit {
 		// The body stops a byte past the limit: the parser cuts it where
 		// it cut the original, but only the record knows how much the
 		// original had beyond.
 		t := *rec.Truncated
 		e.Truncated = &t
-	}
-	base, _ := url.Parse(e.FinalURL)
-	for _, s := range f.ResolveSitemaps(base) {
-		e.Sitemaps = append(e.Sitemaps, s.URL)
 	}
 	return e, nil
 }

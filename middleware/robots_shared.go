@@ -101,18 +101,7 @@ func (r *Robots) sharedEntry(ctx context.Context, authority string, e *RobotsEnt
 		// again once the lock expires.
 		r.policy.Logger.Error("robots.txt not stored in the shared cache", "authority", authority, "error", err)
 	}
-	if r.policy.Save != nil {
-		if err := r.policy.Save(rec); err != nil && r.policy.Logger != nil {
-			r.policy.Logger.Error("robots.txt record not saved", "authority", authority, "error", err)
-		}
-	}
-	if r.policy.OnFetched != nil {
-		r.policy.OnFetched(fresh)
-	}
-	if r.policy.Logger != nil {
-		r.policy.Logger.Info("robots.txt fetched", "authority", authority, "state", fresh.State.String(),
-			"status", fresh.Status, "hops", fresh.Hops, "error", fresh.Err)
-	}
+	r.fetched(fresh, rec)
 	return fresh, nil
 }
 

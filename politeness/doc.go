@@ -33,6 +33,10 @@
 //     error pause it with exponential backoff (default 1 s doubling to 5
 //     min, [WithBackoff]); any other response resets the backoff.
 //
+// With [WithAutoThrottle] the interval also follows each authority's
+// latency, as Scrapy's AutoThrottle does; the floor and the Crawl-delay
+// stay lower bounds. [AutoThrottle] carries the formula.
+//
 // An interval of zero (floor 0 and no Crawl-delay) means no spacing at all,
 // and is the only case where [WithConcurrency] above 1 lets several requests
 // to one authority be in flight.
@@ -94,7 +98,8 @@
 // drives Retry-After and backoff.
 //
 // [Pacer.State] and [Pacer.Snapshot] report each authority's pacing for
-// stats; [Pacer.Restore] loads a snapshot into a new Pacer so that a resumed
+// stats; with [WithStartLog], [Pacer.Starts] and [Pacer.RecentStarts] give
+// the latest request starts, so a live view can show the spacing kept; [Pacer.Restore] loads a snapshot into a new Pacer so that a resumed
 // crawl does not burst against hosts it was pacing a moment ago.
 //
 // Every method is safe for concurrent use. Time comes from a [Clock]

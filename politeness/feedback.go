@@ -21,6 +21,9 @@ type Feedback struct {
 	// delta-seconds or an HTTP-date. It is honoured on 429 and 503; a value
 	// that is neither form is ignored.
 	RetryAfter string
+	// Latency is how long the response took, from sending the request to
+	// the end of its body; 0 when unknown. Only AutoThrottle reads it.
+	Latency time.Duration
 	// Err is the error that ended the request, if any: a network error or
 	// timeout counts as a failure of the authority; context.Canceled (heed
 	// stopping) does not.

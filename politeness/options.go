@@ -45,6 +45,8 @@ type Settings struct {
 	GiveUp        int           // [WithGiveUp]
 	Clock         Clock         // [WithClock]
 	Logger        *slog.Logger  // [WithLogger]; nil: slog.Default()
+	StartLog      int           // [WithStartLog]
+	AutoThrottle  *AutoThrottle // [WithAutoThrottle]; nil: off
 }
 
 // Option is an optional setting of a Pacer, passed to [New].
@@ -99,6 +101,14 @@ func WithClock(clk Clock) Option { return func(c *Settings) { c.Clock = clk } }
 // capped Retry-After (default slog.Default() at the time of logging).
 func WithLogger(l *slog.Logger) Option { return func(c *Settings) { c.Logger = l } }
 
+// WithStartLog makes the Pacer keep the times of the last n request starts
+// of each authority, for a live view of the spacing ([Pacer.Starts],
+// [Pacer.RecentStarts]). The default, 0, keeps none and costs nothing; with
+// a log, each authority holds n times (24 bytes each) once it has started a
+// request, and a start costs a few stores under the lock it already takes.
+// A fleet pacer ignores it.
+func WithStartLog(n int) Option { return func(c *Settings) { c.StartLog = n } }
+
 // NewSettings returns the default settings (the Default constants and the
 // system clock) changed by opts, or an error naming every setting that
 // makes no sense, such as a negative floor.
@@ -142,6 +152,14 @@ func (c *Settings) validate() error {
 	if c.GiveUp < 0 {
 		errs = append(errs, fmt.Errorf("negative give-up count %d", c.GiveUp))
 	}
+	if c.AutoThrottle != nil {
+		if err := c.AutoThrottle.validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.StartLog < 0 {
+		errs = append(errs, fmt.Errorf("negative start log size %d", c.StartLog))
+	}
 	if c.MaxPause < 0 {
 		errs = append(errs, fmt.Errorf("negative pause cap %v", c.MaxPause))
 	}
@@ -177,7 +195,7 @@ func (c *Settings) backoffFor(failures int) time.Duration {
 }
 
 // intervalFor returns the spacing of an authority with the given
-// Crawl-delay; an excluded authority keeps the floor.
+// Crawl-delay, AutoThrottle aside; an excluded authority keeps the floor.
 func (c *Settings) intervalFor(crawlDelay time.Duration) time.Duration {
 	if crawlDelay > c.MaxCrawlDelay {
 		return c.Floor

@@ -78,6 +78,15 @@ type authority struct {
 	pausedUntil time.Time
 	lastStart   time.Time
 	lastRelease time.Time
+	// byRetryAfter says the pause in force was asked by a Retry-After
+	// header (not a backoff).
+	byRetryAfter bool
+	// throttleDelay is AutoThrottle's delay (see autothrottle.go); 0
+	// without AutoThrottle.
+	throttleDelay time.Duration
+	// starts keeps the latest request starts when the Pacer has a start
+	// log ([WithStartLog]); nil otherwise.
+	starts *startRing
 	// wake is closed, and cleared, when anything may let a blocked Wait
 	// through sooner; nil when nobody waits.
 	wake chan struct{}
@@ -114,7 +123,10 @@ func (p *Pacer) get(name string) *authority {
 		return a
 	}
 	a := &authority{}
-	a.setInterval(p.cfg.Floor)
+	if at := p.cfg.AutoThrottle; at != nil {
+		a.throttleDelay = at.start(p.cfg.Floor)
+	}
+	a.setInterval(max(p.cfg.Floor, a.throttleDelay))
 	p.auth[name] = a
 	return a
 }
@@ -312,6 +324,9 @@ func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err er
 	now := p.cfg.Clock.Now()
 	a.mu.Lock()
 	ok, retryAt, err = a.try(now, p.cfg.Concurrency)
+	if ok {
+		a.logStart(now, p.cfg.StartLog)
+	}
 	a.mu.Unlock()
 	return ok, retryAt, err
 }
@@ -332,6 +347,9 @@ func (p *Pacer) Wait(ctx context.Context, authority string) error {
 		now := p.cfg.Clock.Now()
 		a.mu.Lock()
 		ok, at, err := a.try(now, p.cfg.Concurrency)
+		if ok {
+			a.logStart(now, p.cfg.StartLog)
+		}
 		if ok || err != nil {
 			a.mu.Unlock()
 			return err
@@ -386,14 +404,23 @@ func (p *Pacer) Release(authority string, fb Feedback) {
 			a.failures++
 		}
 		a.backoff = p.cfg.backoffFor(a.failures)
-		a.pausedUntil = later(a.pausedUntil, now.Add(a.backoff))
+		a.pause(now.Add(a.backoff), false)
 	case retryAfter:
 		if pause > p.cfg.MaxPause {
 			p.cfg.Log().Warn("politeness: Retry-After longer than the pause cap; pausing for the cap",
 				"authority", authority, "retry_after", fb.RetryAfter, "asked", pause, "cap", p.cfg.MaxPause)
 			pause = p.cfg.MaxPause
 		}
-		a.pausedUntil = later(a.pausedUntil, now.Add(pause))
+		a.pause(now.Add(pause), true)
+	}
+	a.throttle(&p.cfg, fb)
+}
+
+// pause extends the pause to until, remembering its cause when it is the
+// one in force; a.mu must be held.
+func (a *authority) pause(until time.Time, byRetryAfter bool) {
+	if until.After(a.pausedUntil) {
+		a.pausedUntil, a.byRetryAfter = until, byRetryAfter
 	}
 }
 
@@ -448,7 +475,7 @@ func (a *authority) setCrawlDelay(name string, d time.Duration, cfg *Settings) {
 	case a.tooLong == nil || a.tooLong.Delay != d:
 		a.tooLong = &DelayTooLongError{Authority: name, Delay: d, Cap: cfg.MaxCrawlDelay}
 	}
-	a.setInterval(cfg.intervalFor(d))
+	a.setInterval(max(cfg.intervalFor(d), a.throttleDelay))
 }
 
 func later(a, b time.Time) time.Time {

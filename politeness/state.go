@@ -11,7 +11,8 @@ import (
 // [Pacer.Restore]). It is plain data.
 type AuthorityState struct {
 	// Interval is the spacing in force: the larger of the floor and
-	// CrawlDelay (the floor alone while Excluded).
+	// CrawlDelay (the floor alone while Excluded), and of ThrottleDelay
+	// with AutoThrottle on.
 	Interval time.Duration `json:"interval"`
 	// CrawlDelay is the Crawl-delay last set by SetCrawlDelay.
 	CrawlDelay time.Duration `json:"crawl_delay,omitempty"`
@@ -21,6 +22,9 @@ type AuthorityState struct {
 	// PausedUntil is when a Retry-After or backoff pause ends; no pause
 	// when it is not after now.
 	PausedUntil time.Time `json:"paused_until,omitzero"`
+	// PausedByRetryAfter says that pause was asked by a Retry-After header
+	// of a 429 or 503 answer; false for a backoff pause.
+	PausedByRetryAfter bool `json:"paused_by_retry_after,omitempty"`
 	// Backoff is the last backoff pause; 0 once a request has succeeded.
 	Backoff time.Duration `json:"backoff,omitempty"`
 	// Failures counts consecutive failures (5xx, 429 without Retry-After,
@@ -28,6 +32,9 @@ type AuthorityState struct {
 	Failures int `json:"failures,omitempty"`
 	// InFlight counts requests booked and not yet released.
 	InFlight int `json:"in_flight,omitempty"`
+	// ThrottleDelay is AutoThrottle's delay for the authority (see
+	// [AutoThrottle]); 0 without AutoThrottle. Interval is at least it.
+	ThrottleDelay time.Duration `json:"throttle_delay,omitempty"`
 	// LastStart is when the latest request was booked.
 	LastStart time.Time `json:"last_start,omitzero"`
 	// LastRelease is when the latest request was released.
@@ -37,25 +44,32 @@ type AuthorityState struct {
 // state copies a's pacing; a.mu must be held.
 func (a *authority) state() AuthorityState {
 	return AuthorityState{
-		Interval:    a.interval,
-		CrawlDelay:  a.crawlDelay,
-		Excluded:    a.tooLong != nil,
-		PausedUntil: a.pausedUntil,
-		Backoff:     a.backoff,
-		Failures:    a.failures,
-		InFlight:    a.inFlight,
-		LastStart:   a.lastStart,
-		LastRelease: a.lastRelease,
+		Interval:           a.interval,
+		CrawlDelay:         a.crawlDelay,
+		Excluded:           a.tooLong != nil,
+		PausedUntil:        a.pausedUntil,
+		PausedByRetryAfter: a.byRetryAfter,
+		Backoff:            a.backoff,
+		Failures:           a.failures,
+		InFlight:           a.inFlight,
+		ThrottleDelay:      a.throttleDelay,
+		LastStart:          a.lastStart,
+		LastRelease:        a.lastRelease,
 	}
 }
 
 // State returns the pacing of authority. For an authority never seen it
-// returns the state a first request would meet: the floor as Interval and
-// nothing else.
+// returns the state a first request would meet: the floor as Interval (or
+// AutoThrottle's start delay, if larger) and nothing else.
 func (p *Pacer) State(authority string) AuthorityState {
 	a := p.lookup(authority)
 	if a == nil {
-		return AuthorityState{Interval: p.cfg.Floor}
+		s := AuthorityState{Interval: p.cfg.Floor}
+		if at := p.cfg.AutoThrottle; at != nil {
+			s.ThrottleDelay = at.start(p.cfg.Floor)
+			s.Interval = s.ThrottleDelay
+		}
+		return s
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -109,12 +123,15 @@ func (p *Pacer) Restore(states map[string]AuthorityState) error {
 		}
 		a := p.get(name)
 		a.mu.Lock()
-		a.pausedUntil = later(a.pausedUntil, s.PausedUntil)
+		a.pause(s.PausedUntil, s.PausedByRetryAfter)
 		a.backoff, a.failures = s.Backoff, s.Failures
 		a.lastStart = later(a.lastStart, s.LastStart)
 		a.lastRelease = later(a.lastRelease, s.LastRelease)
 		if s.InFlight > 0 {
 			a.lastRelease = later(a.lastRelease, now)
+		}
+		if p.cfg.AutoThrottle != nil {
+			a.throttleDelay = max(a.throttleDelay, min(s.ThrottleDelay, p.cfg.AutoThrottle.MaxDelay))
 		}
 		a.setCrawlDelay(name, s.CrawlDelay, &p.cfg)
 		a.resetLimiter() // replay the merged last start
@@ -132,6 +149,8 @@ func (s *AuthorityState) validate() error {
 		return fmt.Errorf("negative backoff %v", s.Backoff)
 	case s.Failures < 0:
 		return fmt.Errorf("negative failure count %d", s.Failures)
+	case s.ThrottleDelay < 0:
+		return fmt.Errorf("negative throttle delay %v", s.ThrottleDelay)
 	case s.InFlight < 0:
 		return fmt.Errorf("negative in-flight count %d", s.InFlight)
 	}

@@ -129,6 +129,28 @@ func TestConformanceGoogle(t *testing.T) {
 	}
 }
 
+// TestConformanceRFC9309SpecialCharacters runs the RFC 9309 §2.2.3 records
+// (its tables of special characters and of percent-encoded patterns). They
+// follow the RFC's text, so there are no exceptions.
+func TestConformanceRFC9309SpecialCharacters(t *testing.T) {
+	cases := readJSONL[conformanceCase](t, "rfc9309_special_chars.jsonl")
+	if len(cases) != 15 {
+		t.Fatalf("%d cases, want 15", len(cases))
+	}
+	for _, c := range cases {
+		g := Parse([]byte(c.Robots)).Group(c.Agent)
+		v := g.Decide(RequestTarget(c.URL))
+		if u, err := url.Parse(c.URL); err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		} else if vu := g.DecideURL(u); vu != v {
+			t.Errorf("%s: DecideURL %v, Decide %v", c.ID, vu, v)
+		}
+		if v.Allowed != c.Allowed {
+			t.Errorf("%s (%s): url %q: got allowed=%v (%v), want %v; %s", c.ID, c.Rule, c.URL, v.Allowed, v, c.Allowed, c.Note)
+		}
+	}
+}
+
 func TestConformanceGoogleOther(t *testing.T) {
 	as := readJSONL[otherAssertion](t, "google_other_assertions.jsonl")
 	if len(as) != 34 {
@@ -151,7 +173,7 @@ func TestConformanceGoogleOther(t *testing.T) {
 			// MaybeEscapePattern escapes a rule value; heed's normaliser is
 			// the same step (it also decodes unreserved escapes, which no
 			// assertion here exercises).
-			got = normalise(a.Input)
+			got = normalisePattern(a.Input)
 			var s string
 			mustUnmarshal(t, a.Expected, &s)
 			want = s

@@ -89,6 +89,24 @@ func TestGroupSelection(t *testing.T) {
 			t.Errorf("empty token matched %+v", g.Match())
 		}
 	})
+	t.Run("agent names with digits match as a whole token", func(t *testing.T) {
+		body := "User-agent: *\nAllow: /\nUser-agent: MJ12bot\nDisallow: /mj/\nUser-agent: 360Spider/1.0\nDisallow: /s/\n"
+		runDecide(t, body, []decideCase{
+			{"MJ12bot", "/mj/x", false, 4},
+			{"mj12BOT", "/mj/x", false, 4},
+			{"MJ", "/mj/x", true, 2},   // Google reads the line as "MJ"; heed does not
+			{"MJ12", "/mj/x", true, 2}, // not a prefix match
+			{"360Spider", "/s/x", false, 6},
+			{"360spider", "/s/y", false, 6},
+			{"Spider", "/s/x", true, 2},
+		})
+		if g := Parse([]byte(body)).Group("MJ12bot"); g.Match().Kind != MatchNamed || g.Match().Agents[0].Token != "MJ12bot" {
+			t.Errorf("MJ12bot: %+v", g.Match())
+		}
+		if TokenNote("MJ12bot") == "" || TokenNote("FooBot") != "" || TokenNote("Foo Bar") != "" {
+			t.Errorf("TokenNote: %q %q %q", TokenNote("MJ12bot"), TokenNote("FooBot"), TokenNote("Foo Bar"))
+		}
+	})
 	t.Run("sitemap between user-agent lines merges groups", func(t *testing.T) {
 		body := "User-agent: alphabot\nSitemap: https://www.example.com/sitemap.xml\n\nUser-agent: betabot\nDisallow: /\n"
 		runDecide(t, body, []decideCase{
@@ -191,10 +209,42 @@ func TestDecideMatching(t *testing.T) {
 			{"a", "/c?", true, 0},
 		})
 	})
-	t.Run("missing leading slash", func(t *testing.T) {
-		runDecide(t, "User-agent: *\nDisallow: private\n", []decideCase{
-			{"a", "/private/x", false, 2},
+	t.Run("missing leading slash: kept as written, matches nothing", func(t *testing.T) {
+		// Google's open-source matcher (robots.cc) compares the value as
+		// written from the path's first octet, always "/": it never
+		// matches. heed does the same and Lint reports the line.
+		runDecide(t, "User-agent: *\nDisallow: private\nDisallow: $\nDisallow: ?q\n", []decideCase{
+			{"a", "/private/x", true, 0},
+			{"a", "/private", true, 0},
 			{"a", "/x/private", true, 0},
+			{"a", "/", true, 0},
+			{"a", "/?q", true, 0},
+		})
+	})
+	t.Run("RFC 9309 §2.2.3: %24 and %2A are literal $ and *", func(t *testing.T) {
+		runDecide(t, "User-agent: *\nDisallow: /path/file-with-a-%2A.html\nDisallow: /path/foo-%24\nDisallow: /lit$eral\n", []decideCase{
+			{"a", "/path/file-with-a-*.html", false, 2},
+			{"a", "/path/file-with-a-%2A.html", false, 2},
+			{"a", "/path/file-with-a-%2a.html", false, 2},
+			{"a", "/path/file-with-a-b.html", true, 0}, // %2A is no wildcard
+			{"a", "/path/foo-$", false, 3},
+			{"a", "/path/foo-%24", false, 3},
+			{"a", "/path/foo-$/more", false, 3}, // %24 is no end anchor
+			{"a", "/path/foo-", true, 0},
+			{"a", "/lit$eral", false, 4}, // a "$" that is not last is literal
+			{"a", "/lit%24eral", false, 4},
+			{"a", "/lit", true, 0},
+		})
+	})
+	t.Run("characters a URL carries only encoded", func(t *testing.T) {
+		runDecide(t, "User-agent: *\nDisallow: /a<b\nDisallow: /q?x=\"y\"\nDisallow: /sp ace\nDisallow: /t{1}\n", []decideCase{
+			{"a", "/a%3Cb", false, 2},
+			{"a", "/a%3cb", false, 2},
+			{"a", "/a<b", false, 2},
+			{"a", "/q?x=%22y%22", false, 3},
+			{"a", "/sp%20ace", false, 4},
+			{"a", "/t%7B1%7D", false, 5},
+			{"a", "/t", true, 0},
 		})
 	})
 	t.Run("paths are case-sensitive", func(t *testing.T) {

@@ -16,10 +16,14 @@
 // URL's path and query decides; between an Allow and a Disallow of the same
 // length, Allow wins; when no rule matches, the URL is allowed. Patterns
 // match from the start of the path; "*" matches any run of octets and a
-// final "$" anchors the end. Both sides are normalised first (RFC 9309
-// §2.2.2): octets outside ASCII are percent-encoded, percent-encoded
-// unreserved characters are decoded, other escapes are kept (so /a%2Fb is
-// not /a/b). /robots.txt itself is always allowed.
+// final "$" anchors the end; a pattern writes a literal "*" or "$" as %2A
+// or %24 (RFC 9309 §2.2.3), which match the URL's "*" and "$". Both sides
+// are normalised first (RFC 9309 §2.2.2): octets outside ASCII and the
+// characters a URL carries only encoded (space, "<", "{", ...) are
+// percent-encoded, percent-encoded unreserved characters are decoded,
+// other escapes are kept (so /a%2Fb is not /a/b). A pattern that starts
+// with neither "/" nor "*" matches nothing, as in Google's open-source
+// matcher. /robots.txt itself is always allowed.
 //
 // # Using it
 //

@@ -1,6 +1,9 @@
 package robots
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // field is the kind of a robots.txt line.
 type field uint8
@@ -155,16 +158,63 @@ func ValidProductToken(tok string) bool {
 	return true
 }
 
+// isAgentChar reports whether c may appear in the name of an agent as
+// real files write it: a product token's characters and digits
+// ("MJ12bot", "360Spider").
+func isAgentChar(c byte) bool {
+	return isTokenChar(c) || '0' <= c && c <= '9'
+}
+
+// MatchableToken reports whether tok can select a named group: a product
+// token (see [ValidProductToken]), or a name that also has digits, as real
+// files name agents such as MJ12bot and 360Spider although RFC 9309 allows
+// no digit in a product token. [File.Group] matches such a name against
+// user-agent lines as a whole token, case-insensitively; [TokenNote] says
+// how other parsers read those lines.
+func MatchableToken(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	for i := 0; i < len(tok); i++ {
+		if !isAgentChar(tok[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TokenNote explains, in one line, how a name with digits is read when it
+// appears on a user-agent line: by heed as a whole token, by an RFC-strict
+// parser as no product token at all, and by Google's open-source parser
+// (robots.cc ExtractUserAgent) as its letters, "-" and "_" up to the first
+// other character. It returns "" for a product token RFC 9309 allows and
+// for a name heed cannot match (see [MatchableToken]).
+func TokenNote(tok string) string {
+	if ValidProductToken(tok) || !MatchableToken(tok) {
+		return ""
+	}
+	i := 0
+	for i < len(tok) && isTokenChar(tok[i]) {
+		i++
+	}
+	google := fmt.Sprintf("reads it as %q", tok[:i])
+	if i == 0 {
+		google = "reads it as naming no crawler"
+	}
+	return fmt.Sprintf("%q has digits, which RFC 9309 does not allow in a product token: heed matches it as a whole token, case-insensitively; an RFC-strict parser does not read it as a product token, and Google's open-source parser %s", tok, google)
+}
+
 // agentToken reads a user-agent line's value: whether it is the catch-all
-// "*" and otherwise the product token it names (the value up to the first
-// character that is not a letter, "-" or "_"; "FooBot/1.2" names FooBot,
-// "Foo Bar" names Foo). An empty token names no crawler.
+// "*" and otherwise the name it gives (the value up to the first character
+// that is not a letter, digit, "-" or "_"; "FooBot/1.2" names FooBot,
+// "Foo Bar" names Foo, "MJ12bot" names MJ12bot). An empty token names no
+// crawler.
 func agentToken(value string) (star bool, token string) {
 	if value != "" && value[0] == '*' && (len(value) == 1 || isSpace(value[1])) {
 		return true, ""
 	}
 	i := 0
-	for i < len(value) && isTokenChar(value[i]) {
+	for i < len(value) && isAgentChar(value[i]) {
 		i++
 	}
 	return false, value[:i]

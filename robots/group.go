@@ -116,11 +116,12 @@ func newGroup(match GroupMatch, rules []*Rule) *Group {
 // token (RFC 9309 §2.2.1): every group with a user-agent line naming the
 // token, compared case-insensitively and as a whole token, merged into one;
 // when none does, every "*" group merged; when there is no "*" group
-// either, a Group with no rules that allows everything. An invalid token
-// (see [ValidProductToken]) names no group, so only "*" can apply to it.
-// The result is never nil.
+// either, a Group with no rules that allows everything. A name with
+// digits such as MJ12bot, which RFC 9309 does not allow but real files
+// use, is matched the same way (see [MatchableToken]); any other token
+// names no group, so only "*" can apply to it. The result is never nil.
 func (f *File) Group(token string) *Group {
-	if ValidProductToken(token) {
+	if MatchableToken(token) {
 		names := func(a AgentLine) bool { return a.Token != "" && strings.EqualFold(a.Token, token) }
 		if gis := f.groupsWhere(names); len(gis) > 0 {
 			return f.merge(MatchNamed, token, gis)

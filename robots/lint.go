@@ -24,9 +24,10 @@ const (
 	// longer obeys (those not repeated in its group and not covered by a
 	// rule of its own).
 	CodeNamedGroupDropsStarRules = "named-group-drops-star-rules"
-	// CodeLineMergesGroups: a Sitemap, unknown or unreadable line between
+	// CodeLineMergesGroups: a line that is not a user-agent line or a
+	// rule (Sitemap, Crawl-delay, an unknown or unreadable line) between
 	// two user-agent lines does not end the first group, so both agents
-	// share the rules that follow.
+	// share the rules that follow. Every such line is reported.
 	CodeLineMergesGroups = "non-group-line-merges-groups"
 	// CodeBlankLineMergesGroups: user-agent lines separated only by blank
 	// lines (no rules between them) form one group.
@@ -35,7 +36,10 @@ const (
 	// any user-agent line; no crawler applies it.
 	CodeRuleOutsideGroup = "rule-before-user-agent"
 	// CodeMissingLeadingSlash: an Allow/Disallow value that starts with
-	// neither "/" nor "*"; heed (like Google) prefixes "/".
+	// neither "/" nor "*". RFC 9309's path patterns start with "/";
+	// heed, like Google's open-source matcher, compares the value as
+	// written from the path's first octet (always "/"), so the rule
+	// matches no URL.
 	CodeMissingLeadingSlash = "path-without-leading-slash"
 	// CodeRedundantWildcard: a trailing "*" (/fish*), which matches what
 	// the pattern without it matches.
@@ -71,6 +75,10 @@ const (
 	// only a product token ("FooBot/1.2" is read as FooBot; "*bot" names
 	// no crawler).
 	CodeUserAgentNotToken = "user-agent-not-a-token"
+	// CodeAgentWithDigits: a user-agent value with digits ("MJ12bot",
+	// "360Spider"), which RFC 9309 does not allow in a product token; the
+	// message says how heed, an RFC-strict parser and Google read it.
+	CodeAgentWithDigits = "user-agent-with-digits"
 )
 
 // Finding is one problem Lint found.
@@ -146,6 +154,7 @@ func (l *linter) line(ev *lineEvent) {
 		l.sitemap(ev)
 		l.interrupt(ev)
 	case fieldCrawlDelay:
+		l.interrupt(ev)
 		if ev.groupIndex < 0 {
 			l.add(ev.num, CodeRuleOutsideGroup, Warning, "%q comes before any User-agent line, so it applies to no crawler", ev.text)
 		} else if ev.skip == SkipBadCrawlDelay {
@@ -169,25 +178,32 @@ func (l *linter) interrupt(ev *lineEvent) {
 }
 
 func (l *linter) agent(ev *lineEvent) {
-	if star, tok := agentToken(ev.value); !star && tok != ev.value {
+	star, tok := agentToken(ev.value)
+	if note := TokenNote(tok); !star && note != "" {
+		l.add(ev.num, CodeAgentWithDigits, Info, "User-agent %s", note)
+	}
+	if !star && tok != ev.value {
 		if tok == "" {
 			l.add(ev.num, CodeUserAgentNotToken, Warning, "User-agent %q names no crawler: a product token is letters, \"-\" and \"_\" only (or \"*\" for all)", ev.value)
 		} else {
-			l.add(ev.num, CodeUserAgentNotToken, Info, "User-agent %q is read as the product token %q: only letters, \"-\" and \"_\" count", ev.value, tok)
+			l.add(ev.num, CodeUserAgentNotToken, Info, "User-agent %q is read as the product token %q: the value up to the first character that is not a letter, digit, \"-\" or \"_\"", ev.value, tok)
 		}
 	}
 	if !ev.startsGroup && l.runOpen {
 		prev := l.lastAgent
-		if len(l.between) > 0 {
-			b := l.between[0]
+		for _, b := range l.between {
 			what := "the unrecognised line " + fmt.Sprintf("%q", b.text)
-			if b.field == fieldSitemap {
+			switch b.field {
+			case fieldSitemap:
 				what = "a Sitemap line"
+			case fieldCrawlDelay:
+				what = "a Crawl-delay line"
 			}
 			l.add(b.num, CodeLineMergesGroups, Warning,
-				"%s between \"User-agent: %s\" (line %d) and \"User-agent: %s\" (line %d) does not end a group: crawlers skip it, so both agents share the rules that follow; put it after the rules, or give the first agent its own rules",
+				"%s between \"User-agent: %s\" (line %d) and \"User-agent: %s\" (line %d) does not end a group: only a rule does, so both agents share the rules that follow; put it after the rules, or give the first agent its own rules",
 				what, prev.value, prev.num, ev.value, ev.num)
-		} else if l.blank {
+		}
+		if len(l.between) == 0 && l.blank {
 			l.add(ev.num, CodeBlankLineMergesGroups, Info,
 				"\"User-agent: %s\" (line %d) and \"User-agent: %s\" are one group: a blank line does not end a group that has no rules yet, so both agents share the rules that follow",
 				prev.value, prev.num, ev.value)
@@ -210,7 +226,7 @@ func (l *linter) rule(ev *lineEvent) {
 	}
 	kind := ev.field.canonicalName()
 	if v[0] != '/' && v[0] != '*' {
-		l.add(ev.num, CodeMissingLeadingSlash, Warning, "%s value %q does not start with \"/\"; heed and Google read it as %q, other crawlers may never match it", kind, v, "/"+v)
+		l.add(ev.num, CodeMissingLeadingSlash, Warning, "%s value %q does not start with \"/\": RFC 9309 path patterns start with \"/\", and heed, like Google's open-source matcher, compares it as written from the first \"/\" of the path, so it matches no URL (some other parsers add the slash); write %q if that is meant", kind, v, "/"+v)
 	}
 	if body := strings.TrimSuffix(v, "$"); len(body) > 1 && strings.HasSuffix(body, "*") {
 		same := strings.TrimRight(normalisePattern(body), "*")

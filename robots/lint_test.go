@@ -63,9 +63,17 @@ func TestLint(t *testing.T) {
 			want: []lintHit{{2, CodeLineMergesGroups}},
 		},
 		{
-			name: "crawl-delay between user-agent lines belongs to the group",
+			name: "crawl-delay between user-agent lines merges the groups",
 			body: "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nDisallow: /\n",
 			code: CodeLineMergesGroups,
+			want: []lintHit{{2, CodeLineMergesGroups}},
+			msg:  []string{"a Crawl-delay line", `"User-agent: a" (line 1)`, `"User-agent: b" (line 3)`},
+		},
+		{
+			name: "every line between user-agent lines is reported, in every merge",
+			body: "User-agent: a\nSitemap: https://e.com/s.xml\nCrawl-delay: 2\nFoo: bar\nnonsense here now\nUser-agent: b\nCrawl-delay: 3\nUser-agent: c\nDisallow: /\nUser-agent: d\nCrawl-delay: 4\n",
+			code: CodeLineMergesGroups,
+			want: []lintHit{{2, CodeLineMergesGroups}, {3, CodeLineMergesGroups}, {4, CodeLineMergesGroups}, {5, CodeLineMergesGroups}, {7, CodeLineMergesGroups}},
 		},
 		{
 			name: "sitemap after rules merges nothing",
@@ -94,7 +102,7 @@ func TestLint(t *testing.T) {
 			body: "User-agent: *\nDisallow: private/\nDisallow: *.gif$\n",
 			code: CodeMissingLeadingSlash,
 			want: []lintHit{{2, CodeMissingLeadingSlash}},
-			msg:  []string{`"/private/"`},
+			msg:  []string{`"/private/"`, "Google's open-source matcher", "matches no URL"},
 		},
 		{
 			name: "redundant trailing wildcard",
@@ -158,7 +166,14 @@ func TestLint(t *testing.T) {
 			name: "user-agent values that are not tokens",
 			body: "User-agent: FooBot/1.2\nUser-agent: Foo Bar\nUser-agent: *bot\nUser-agent: *\nUser-agent: Good_bot-2\nDisallow: /\n",
 			code: CodeUserAgentNotToken,
-			want: []lintHit{{1, CodeUserAgentNotToken}, {2, CodeUserAgentNotToken}, {3, CodeUserAgentNotToken}, {5, CodeUserAgentNotToken}},
+			want: []lintHit{{1, CodeUserAgentNotToken}, {2, CodeUserAgentNotToken}, {3, CodeUserAgentNotToken}},
+		},
+		{
+			name: "user-agent names with digits",
+			body: "User-agent: MJ12bot\nUser-agent: 360Spider\nUser-agent: Good_bot-2/1.0\nUser-agent: FooBot\nDisallow: /\n",
+			code: CodeAgentWithDigits,
+			want: []lintHit{{1, CodeAgentWithDigits}, {2, CodeAgentWithDigits}, {3, CodeAgentWithDigits}},
+			msg:  []string{`"MJ12bot"`, "whole token", "RFC-strict", `Google's open-source parser reads it as "MJ"`},
 		},
 	}
 	for _, tt := range tests {

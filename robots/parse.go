@@ -64,8 +64,9 @@ type AgentLine struct {
 	Line int
 	// Value is the line's value as written ("FooBot/1.2", "*").
 	Value string
-	// Token is the product token the value names ("FooBot"); empty for
-	// "*" and for values that name no crawler.
+	// Token is the product token the value names ("FooBot"; with digits
+	// as real files write them, "MJ12bot"); empty for "*" and for values
+	// that name no crawler.
 	Token string
 }
 
@@ -79,9 +80,12 @@ type Rule struct {
 	// white space: "Disallow: /private/".
 	Text string
 	// Pattern is the path pattern after RFC 9309 §2.2.2 normalisation
-	// (non-ASCII octets percent-encoded, unreserved characters decoded,
-	// hex digits upper-case) and with a missing leading "/" added. Its
-	// length in octets is the rule's priority.
+	// (non-ASCII octets and the characters a URL carries only encoded
+	// percent-encoded, unreserved characters decoded, hex digits
+	// upper-case, a "$" that is not last encoded as the literal it is).
+	// A value that starts with neither "/" nor "*" is kept as written and
+	// matches no URL, as in Google's open-source matcher. Its length in
+	// octets is the rule's priority.
 	Pattern string
 }
 

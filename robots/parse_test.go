@@ -43,7 +43,7 @@ func TestParseLineEndsAndNumbers(t *testing.T) {
 		{"field names any case", "USER-AGENT: *\ndIsAlLoW: /a\nALLOW: /b\n", []string{"2:D:/a", "3:A:/b"}},
 		{"no colon, two words", "user-agent FooBot\ndisallow /\nallow\t/x\n", []string{"2:D:/", "3:A:/x"}},
 		{"empty values are no rules", "User-agent: *\nDisallow:\nAllow:\nDisallow: /a\n", []string{"4:D:/a"}},
-		{"missing slash added", "User-agent: *\nDisallow: fish\nDisallow: *.gif$\n", []string{"2:D:/fish", "3:D:*.gif$"}},
+		{"missing slash kept as written", "User-agent: *\nDisallow: fish\nDisallow: *.gif$\n", []string{"2:D:fish", "3:D:*.gif$"}},
 		{"pattern normalised", "User-agent: *\nDisallow: /ツ/%7e/%2f\n", []string{"2:D:/%E3%83%84/~/%2F"}},
 		{"rules before user-agent", "Disallow: /a\nAllow: /b\nUser-agent: *\nDisallow: /c\n", []string{"4:D:/c"}},
 	}
@@ -171,7 +171,9 @@ func TestAgentToken(t *testing.T) {
 		{"FooBot", false, "FooBot"},
 		{"FooBot/1.2", false, "FooBot"},
 		{"Foo Bar", false, "Foo"},
-		{"Foo_bar-baz2", false, "Foo_bar-baz"},
+		{"Foo_bar-baz2", false, "Foo_bar-baz2"},
+		{"MJ12bot", false, "MJ12bot"},
+		{"360Spider/2.0", false, "360Spider"},
 		{"", false, ""},
 		{"ツbot", false, ""},
 	}
@@ -316,31 +318,52 @@ func TestParseSitemaps(t *testing.T) {
 }
 
 func TestNormalise(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"/a/b", "/a/b"},
-		{"/%7Ea", "/~a"},
-		{"/%7ea", "/~a"},
-		{"/%62%61%7A", "/baz"},
-		{"/a%2Fb", "/a%2Fb"},
-		{"/a%2fb", "/a%2Fb"},
-		{"/%aa", "/%AA"},
-		{"/ツ", "/%E3%83%84"},
-		{"/á", "/%C3%A1"},
-		{"/a b", "/a%20b"},
-		{"/%", "/%"},
-		{"/%4", "/%4"},
-		{"/%zz", "/%zz"},
-		{"/100%", "/100%"},
-		{"/%25", "/%25"},
-		{"/*$", "/*$"},
-		{"/%2A", "/%2A"},
+	// path is the URL side, pattern the rule side (RFC 9309 §2.2.2 and
+	// §2.2.3): they differ only in "*" and "$".
+	tests := []struct{ in, path, pattern string }{
+		{"/a/b", "/a/b", "/a/b"},
+		{"/%7Ea", "/~a", "/~a"},
+		{"/%7ea", "/~a", "/~a"},
+		{"/%62%61%7A", "/baz", "/baz"},
+		{"/a%2Fb", "/a%2Fb", "/a%2Fb"},
+		{"/a%2fb", "/a%2Fb", "/a%2Fb"},
+		{"/%aa", "/%AA", "/%AA"},
+		{"/ツ", "/%E3%83%84", "/%E3%83%84"},
+		{"/á", "/%C3%A1", "/%C3%A1"},
+		{"/a b", "/a%20b", "/a%20b"},
+		{"/%", "/%", "/%"},
+		{"/%4", "/%4", "/%4"},
+		{"/%zz", "/%zz", "/%zz"},
+		{"/100%", "/100%", "/100%"},
+		{"/%25", "/%25", "/%25"},
+		// §2.2.3: in a URL "*" and "$" are literals, compared encoded; in
+		// a pattern "*" is the wildcard, a final "$" the anchor, and any
+		// other "$" a literal.
+		{"/*$", "/%2A%24", "/*$"},
+		{"/%2A", "/%2A", "/%2A"},
+		{"/%2a", "/%2A", "/%2A"},
+		{"/%24", "/%24", "/%24"},
+		{"/a$b", "/a%24b", "/a%24b"},
+		{"/a$b$", "/a%24b%24", "/a%24b$"},
+		// Characters a URL carries only encoded are compared encoded.
+		{"/a<b", "/a%3Cb", "/a%3Cb"},
+		{`/a"b>{c}|d\e^f` + "`", "/a%22b%3E%7Bc%7D%7Cd%5Ce%5Ef%60", "/a%22b%3E%7Bc%7D%7Cd%5Ce%5Ef%60"},
+		{"/a%3cb", "/a%3Cb", "/a%3Cb"},
+		// A pattern without a leading "/" is kept as written.
+		{"private", "private", "private"},
 	}
 	for _, tt := range tests {
-		if got := normalise(tt.in); got != tt.want {
-			t.Errorf("normalise(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := normalise(tt.in); got != tt.path {
+			t.Errorf("normalise(%q) = %q, want %q", tt.in, got, tt.path)
 		}
-		if isCanonical(tt.in) != (tt.in == tt.want) {
+		if isCanonical(tt.in) != (tt.in == tt.path) {
 			t.Errorf("isCanonical(%q) = %v", tt.in, isCanonical(tt.in))
+		}
+		if got := normalisePattern(tt.in); got != tt.pattern {
+			t.Errorf("normalisePattern(%q) = %q, want %q", tt.in, got, tt.pattern)
+		}
+		if isCanonicalPattern(tt.in) != (tt.in == tt.pattern) {
+			t.Errorf("isCanonicalPattern(%q) = %v", tt.in, isCanonicalPattern(tt.in))
 		}
 	}
 }

@@ -24,6 +24,7 @@ const (
 	whyPercent       = "temoto compares octets without RFC 9309 §2.2.2 normalisation (percent-encoded unreserved characters, hex case, UTF-8)"
 	whyRobotsTxt     = "temoto does not implicitly allow /robots.txt (RFC 9309 §2.2.2)"
 	whyCrawlDelayRun = "temoto ends a run of user-agent lines at Crawl-delay; heed, like Google, reads only Allow/Disallow as ending it (Crawl-delay is outside RFC 9309)"
+	whySlashAdded    = "temoto adds a missing leading \"/\" to a pattern; heed, like Google's open-source matcher, compares it as written, so it matches no path"
 	whyEarlyRule     = "temoto refuses the whole file (FromBytes returns an error) when a rule comes before any user-agent line; RFC 9309 ignores such rules"
 )
 
@@ -44,7 +45,6 @@ func TestDifferentialTemoto(t *testing.T) {
 		{"User-agent: *\nDisallow: /*.php$\n", "x", "/a.php?x", true, ""},
 		{"User-agent: *\nDisallow: /*.php$\n", "x", "/a.php", false, ""},
 		{"User-agent: *\nDisallow: /page\nAllow: /*.html\n", "x", "/page.html", true, ""},
-		{"User-agent: *\nDisallow: private\n", "x", "/private", false, ""},
 		{"user-agent FooBot\ndisallow /\n", "FooBot", "/x", false, ""},
 		{"User-agent: *\nDisallow: /a?b=1&c=2\n", "x", "/a?b=1&c=2", false, ""},
 		{"User-agent: *\nDisallow: /a?b=1&c=2\n", "x", "/a?c=2&b=1", true, ""},
@@ -60,6 +60,8 @@ func TestDifferentialTemoto(t *testing.T) {
 		{"User-agent: *\nDisallow: /a%2fb\n", "x", "/a%2Fb", false, whyPercent},
 		{"User-agent: *\nDisallow: /ツ\n", "x", "/%E3%83%84", false, whyPercent},
 		{"User-agent: *\nDisallow: /\n", "x", "/robots.txt", true, whyRobotsTxt},
+		{"User-agent: *\nDisallow: private\n", "x", "/private", true, whySlashAdded},
+		{"User-agent: *\nDisallow: /path/foo-%24\n", "x", "/path/foo-$", false, whyPercent},
 		{"User-agent: a\nCrawl-delay: 1\nUser-agent: b\nDisallow: /\n", "a", "/x", false, whyCrawlDelayRun},
 		{"Disallow: /x\nUser-agent: *\nDisallow: /y\n", "x", "/y", false, whyEarlyRule},
 	}

@@ -24,7 +24,7 @@ const childEnv = "HEED_CRAWLBENCH_CHILD"
 // childSpec is what the driver asks a child to crawl, sent as JSON on the
 // child's standard input.
 type childSpec struct {
-	Crawler string        `json:"crawler"` // "heed" or "colly"
+	Crawler string        `json:"crawler"` // "heed", "colly" or "bare"
 	Seeds   []string      `json:"seeds"`
 	Domains []string      `json:"domains"`
 	Workers int           `json:"workers"`  // total requests in flight
@@ -105,6 +105,8 @@ func runChild(in io.Reader, out io.Writer) error {
 		res, err = crawlHeed(ctx, spec, sends)
 	case "colly":
 		res, err = crawlColly(ctx, spec, sends)
+	case "bare":
+		res, err = crawlBare(ctx, spec, sends)
 	default:
 		err = fmt.Errorf("child: unknown crawler %q", spec.Crawler)
 	}

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestSmokeBothCrawlers runs the throughput benchmark end to end on a
-// tiny site, both crawlers in child processes, and checks what each
+// tiny site, the three crawlers in child processes, and checks what each
 // crawl did according to the site's hit log. It asserts behaviour only:
 // no speed or memory figure is checked.
 func TestSmokeBothCrawlers(t *testing.T) {
@@ -47,7 +47,8 @@ func TestSmokeBothCrawlers(t *testing.T) {
 	if code := cli(ctx, args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 	}
-	if !strings.Contains(stdout.String(), "| heed | 1 |") || !strings.Contains(stdout.String(), "| colly | 1 |") {
+	if !strings.Contains(stdout.String(), "| heed | 1 |") || !strings.Contains(stdout.String(), "| colly | 1 |") ||
+		!strings.Contains(stdout.String(), "| bare | 1 |") {
 		t.Errorf("the report has no row for each crawler:\n%s", &stdout)
 	}
 
@@ -65,8 +66,8 @@ func TestSmokeBothCrawlers(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Runs) != 2 {
-		t.Fatalf("%d runs recorded, want 2", len(doc.Runs))
+	if len(doc.Runs) != 3 {
+		t.Fatalf("%d runs recorded, want 3", len(doc.Runs))
 	}
 	for _, r := range doc.Runs {
 		h := r.Hits
@@ -89,27 +90,37 @@ func TestSmokeBothCrawlers(t *testing.T) {
 			// the same file); heed's must not.
 			t.Errorf("heed: robots.txt requests per authority %d to %d, want exactly 1", h.RobotsMin, h.RobotsMax)
 		}
+		if r.Crawler == "bare" && h.RobotsRequests != 0 {
+			// The bare crawler knows the rules in advance.
+			t.Errorf("bare: %d robots.txt requests, want none", h.RobotsRequests)
+		}
+		if r.CPUSeconds <= 0 || r.cpuPer1000() <= 0 {
+			t.Errorf("%s: CPU %v s, %v s per 1,000 pages", r.Crawler, r.CPUSeconds, r.cpuPer1000())
+		}
 	}
 }
 
 func TestSummariseAndGoals(t *testing.T) {
-	cfg := benchConfig{Bench: "throughput", Crawlers: []string{"heed", "colly"}, Shape: shape{Pages: 10}}
-	run := func(round int, c string, pps float64, rssKiB int64, dups, robotsMax int) runResult {
-		return runResult{Crawler: c, Run: round, PagesPerSec: pps, Child: childResult{PeakRSSKiB: rssKiB, CrawlSeconds: 1},
+	cfg := benchConfig{Bench: "throughput", Crawlers: []string{"heed", "colly", "bare"}, Shape: shape{Pages: 10}}
+	run := func(round int, c string, pps float64, rssKiB int64, dups, robotsMax int, cpu float64) runResult {
+		return runResult{Crawler: c, Run: round, PagesPerSec: pps, CPUSeconds: cpu, Child: childResult{PeakRSSKiB: rssKiB, CrawlSeconds: 1},
 			Hits: benchkit.HitStats{UniquePages: 100, DuplicateFetches: dups, RobotsMin: 1, RobotsMax: robotsMax}}
 	}
 	runs := []runResult{
-		run(1, "heed", 300, 10240, 0, 1), run(1, "colly", 200, 40960, 5, 3),
-		run(2, "heed", 100, 10240, 0, 1), run(2, "colly", 100, 40960, 0, 1),
-		run(3, "heed", 250, 20480, 1, 1), run(3, "colly", 150, 30720, 0, 2),
+		run(1, "heed", 300, 10240, 0, 1, 2), run(1, "colly", 200, 40960, 5, 3, 9), run(1, "bare", 400, 8192, 0, 0, 1),
+		run(2, "heed", 100, 10240, 0, 1, 2), run(2, "colly", 100, 40960, 0, 1, 9), run(2, "bare", 100, 8192, 0, 0, 1),
+		run(3, "heed", 250, 20480, 1, 1, 3), run(3, "colly", 150, 30720, 0, 2, 9), run(3, "bare", 300, 8192, 0, 0, 2),
 	}
 	sums := summarise(cfg, runs)
-	if len(sums) != 2 {
+	if len(sums) != 3 {
 		t.Fatalf("%d summaries", len(sums))
 	}
-	h, c := sums[0], sums[1]
+	h, c, b := sums[0], sums[1], sums[2]
 	if h.PagesPerSec != 250 || c.PagesPerSec != 150 || h.PeakRSSMiB != 10 || c.PeakRSSMiB != 40 {
 		t.Errorf("medians: heed %v pages/s %v MiB, colly %v pages/s %v MiB", h.PagesPerSec, h.PeakRSSMiB, c.PagesPerSec, c.PeakRSSMiB)
+	}
+	if h.CPUPer1000 != 20 || b.CPUPer1000 != 10 || c.CPUPer1000 != 90 {
+		t.Errorf("CPU s per 1,000 pages: heed %v, bare %v, colly %v", h.CPUPer1000, b.CPUPer1000, c.CPUPer1000)
 	}
 	if h.MaxDuplicates != 1 || c.MaxDuplicates != 5 || c.RobotsMax != 3 {
 		t.Errorf("worst runs: heed %d duplicates, colly %d duplicates, %d robots.txt", h.MaxDuplicates, c.MaxDuplicates, c.RobotsMax)
@@ -119,18 +130,28 @@ func TestSummariseAndGoals(t *testing.T) {
 	for _, g := range goals(cfg, runs, sums) {
 		met[g.Name], values[g.Name] = g.Met, g.Value
 	}
-	// Per-round pages/s ratios 1.5, 1.0 and 1.67; RSS ratios 0.25, 0.25, 0.67.
-	if v := values["unique pages/s, heed ÷ colly (median of per-round ratios)"]; v != 1.5 {
-		t.Errorf("median of per-round pages/s ratios = %v, want 1.5", v)
-	}
-	if v := values["peak RSS, heed ÷ colly (median of per-round ratios)"]; v != 0.25 {
-		t.Errorf("median of per-round RSS ratios = %v, want 0.25", v)
+	// Per-round pages/s ratios to colly 1.5, 1.0 and 1.67; RSS ratios 0.25,
+	// 0.25, 0.67. To bare: pages/s 0.75, 1.0, 0.83; CPU per page 2, 2, 1.5.
+	for name, want := range map[string]float64{
+		"unique pages/s, heed ÷ colly (median of per-round ratios)": 1.5,
+		"peak RSS, heed ÷ colly (median of per-round ratios)":       0.25,
+		"unique pages/s, heed ÷ bare (median of per-round ratios)":  250.0 / 300,
+		"CPU per page, heed ÷ bare (ratio of medians)":              2,
+		"CPU per page, heed ÷ bare (median of per-round ratios)":    2,
+		"peak RSS, heed ÷ bare (ratio of medians)":                  1.25,
+	} {
+		if v := values[name]; math.Abs(v-want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", name, v, want)
+		}
 	}
 	want := map[string]bool{
-		"unique pages/s, heed ÷ colly (ratio of medians)":           true, // 250/150
-		"unique pages/s, heed ÷ colly (median of per-round ratios)": true,
+		"unique pages/s, heed ÷ colly (ratio of medians)":           false, // 250/150 < 3
+		"unique pages/s, heed ÷ colly (median of per-round ratios)": false,
 		"peak RSS, heed ÷ colly (ratio of medians)":                 true, // 10/40
 		"peak RSS, heed ÷ colly (median of per-round ratios)":       true,
+		"unique pages/s, heed ÷ bare (ratio of medians)":            true, // 250/300 ≥ 0.8
+		"CPU per page, heed ÷ bare (ratio of medians)":              false,
+		"peak RSS, heed ÷ bare (ratio of medians)":                  true, // 10/8 ≤ 1.3
 		"robots.txt requests per authority, heed (all runs)":        true,
 		"duplicate page fetches, heed (worst run)":                  false,
 		"expected pages not fetched, heed (worst run)":              true,

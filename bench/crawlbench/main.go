@@ -3,10 +3,12 @@
 //
 // Two benchmarks:
 //
-//	crawlbench throughput   heed beside a bare colly v2 async crawler on
-//	                        50 hosts × 400 pages, no floor delay: unique
-//	                        pages/s, peak RSS, duplicate fetches and
-//	                        robots.txt requests per authority
+//	crawlbench throughput   heed beside a bare colly v2 async crawler and
+//	                        a bare Go crawler (the machine's practical
+//	                        limit) on 50 hosts × 400 pages, no floor
+//	                        delay: unique pages/s, CPU per 1,000 pages,
+//	                        peak RSS, duplicate fetches and robots.txt
+//	                        requests per authority
 //	crawlbench politeness   heed on 20 hosts × 50 pages with Crawl-delay
 //	                        0.1: wall time against the ideal, and request
 //	                        spacing per authority
@@ -16,7 +18,7 @@
 // is its own. Every count comes from the site's hit log, not from the
 // crawlers. Runs are interleaved and medians reported; see bench/README.md.
 //
-// crawlbench owns the measurement and the colly peer; it deliberately does
+// crawlbench owns the measurement and the two peers; it deliberately does
 // not tune heed or colly, and it asserts nothing about speed (its test
 // checks behaviour only).
 package main
@@ -54,7 +56,7 @@ func main() {
 
 const usage = `usage: crawlbench throughput|politeness [flags]
 
-  throughput   heed beside a bare colly crawler, no floor delay
+  throughput   heed beside a colly crawler and a bare Go crawler, no floor delay
   politeness   heed under a robots.txt Crawl-delay
 
 Run "crawlbench <benchmark> -h" for its flags.
@@ -105,7 +107,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func parseFlags(bench string, args []string, stderr io.Writer) (benchConfig, string, error) {
 	cfg := benchConfig{Bench: bench, Shape: shape{Bytes: 8 << 10, Links: 10, Seed: 1}, CollyLimit: "per-host", CollyVisited: "once"}
-	crawlers := "heed,colly"
+	crawlers := "heed,colly,bare"
 	perHost := 8
 	switch bench {
 	case "throughput":
@@ -127,7 +129,7 @@ func parseFlags(bench string, args []string, stderr io.Writer) (benchConfig, str
 	fs.IntVar(&cfg.Shape.Links, "links", cfg.Shape.Links, "links per page")
 	fs.Float64Var(&cfg.Shape.CrawlDelay, "crawl-delay", cfg.Shape.CrawlDelay, "Crawl-delay in every robots.txt, seconds (0: none)")
 	fs.Int64Var(&cfg.Shape.Seed, "seed", cfg.Shape.Seed, "seed of the generated site")
-	fs.StringVar(&crawlers, "crawlers", crawlers, "comma-separated crawlers to run: heed, colly")
+	fs.StringVar(&crawlers, "crawlers", crawlers, "comma-separated crawlers to run: heed, colly, bare")
 	fs.IntVar(&cfg.Runs, "runs", 3, "measured runs per crawler, interleaved")
 	fs.IntVar(&cfg.Workers, "workers", 32, "requests in flight in all: heed's workers, the transport's budget for both")
 	fs.IntVar(&cfg.PerHost, "per-host", perHost, "requests in flight per host")
@@ -144,8 +146,8 @@ func parseFlags(bench string, args []string, stderr io.Writer) (benchConfig, str
 	}
 	for _, c := range strings.Split(crawlers, ",") {
 		c = strings.TrimSpace(c)
-		if c != "heed" && c != "colly" {
-			return cfg, "", fmt.Errorf("unknown crawler %q (heed or colly)", c)
+		if c != "heed" && c != "colly" && c != "bare" {
+			return cfg, "", fmt.Errorf("unknown crawler %q (heed, colly or bare)", c)
 		}
 		cfg.Crawlers = append(cfg.Crawlers, c)
 	}

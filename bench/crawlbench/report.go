@@ -14,13 +14,16 @@ import (
 // memory), and the worst run of the ones that must hold every time
 // (duplicates, robots.txt counts, missing pages, gap violations).
 type summary struct {
-	Crawler        string  `json:"crawler"`
-	Runs           int     `json:"runs"`
-	UniquePages    float64 `json:"unique_pages_median"`
-	CrawlSeconds   float64 `json:"crawl_seconds_median"`
-	PagesPerSec    float64 `json:"pages_per_sec_median"`
-	PeakRSSMiB     float64 `json:"peak_rss_mib_median"`
-	CPUSeconds     float64 `json:"cpu_seconds_median"`
+	Crawler      string  `json:"crawler"`
+	Runs         int     `json:"runs"`
+	UniquePages  float64 `json:"unique_pages_median"`
+	CrawlSeconds float64 `json:"crawl_seconds_median"`
+	PagesPerSec  float64 `json:"pages_per_sec_median"`
+	PeakRSSMiB   float64 `json:"peak_rss_mib_median"`
+	CPUSeconds   float64 `json:"cpu_seconds_median"`
+	// CPUPer1000 is CPU seconds per 1,000 unique pages: the cost of a
+	// page, which other work on the machine disturbs less than speed.
+	CPUPer1000     float64 `json:"cpu_seconds_per_1000_pages_median"`
 	PeakGoroutines float64 `json:"peak_goroutines_median"`
 	PeakStackMiB   float64 `json:"peak_stack_mib_median"`
 	benchkit.Worst
@@ -42,7 +45,7 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 	var out []summary
 	for _, c := range cfg.Crawlers {
 		s := summary{Crawler: c, RobotsMin: math.MaxInt, MinSendGapSeconds: math.Inf(1)}
-		var pages, secs, pps, rss, cpu, gor, stk, spans, mgaps, pgaps, ideal, idealR []float64
+		var pages, secs, pps, rss, cpu, cpuK, gor, stk, spans, mgaps, pgaps, ideal, idealR []float64
 		for _, r := range runs {
 			if r.Crawler != c {
 				continue
@@ -54,6 +57,9 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 			rss = append(rss, float64(r.Child.PeakRSSKiB)/1024)
 			spans = append(spans, r.Hits.SpanSeconds)
 			cpu = append(cpu, r.CPUSeconds)
+			if k := r.cpuPer1000(); k > 0 {
+				cpuK = append(cpuK, k)
+			}
 			gor = append(gor, float64(r.Child.PeakGoroutines))
 			stk = append(stk, float64(r.Child.PeakStackBytes)/(1<<20))
 			mgaps = append(mgaps, r.Hits.MedianGapSeconds)
@@ -79,6 +85,9 @@ func summarise(cfg benchConfig, runs []runResult) []summary {
 		}
 		s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.PeakRSSMiB = benchkit.Median(pages), benchkit.Median(secs), benchkit.Median(pps), benchkit.Median(rss)
 		s.SpanSeconds, s.CPUSeconds = benchkit.Median(spans), benchkit.Median(cpu)
+		if len(cpuK) > 0 {
+			s.CPUPer1000 = benchkit.Median(cpuK)
+		}
 		s.PeakGoroutines, s.PeakStackMiB = benchkit.Median(gor), benchkit.Median(stk)
 		s.MedianGapSeconds, s.P95GapSeconds = benchkit.Median(mgaps), benchkit.Median(pgaps)
 		if len(ideal) > 0 {
@@ -101,9 +110,10 @@ type goal struct {
 	Met      bool    `json:"met"`
 }
 
-// goals evaluates the issue's targets for the benchmark's summaries. The
-// speed and memory goals use the ratio of medians; the median of the
-// per-round ratios (heed and colly back to back) is listed beside them as
+// goals evaluates the issues' targets for the benchmark's summaries. The
+// speed, CPU and memory goals are ratios against a peer run in the same
+// rounds: the ratio of medians is the goal, and the median of the
+// per-round ratios (heed and the peer in one round) is listed beside it as
 // a check that cancels slow spells common to a round.
 func goals(cfg benchConfig, runs []runResult, sums []summary) []goal {
 	by := map[string]summary{}
@@ -117,19 +127,20 @@ func goals(cfg benchConfig, runs []runResult, sums []summary) []goal {
 	var out []goal
 	switch cfg.Bench {
 	case "throughput":
-		c, ok := by["colly"]
-		if !ok || c.PagesPerSec <= 0 || c.PeakRSSMiB <= 0 {
-			break
+		// Against the bare Go crawler, the machine's practical limit
+		// (issue 15's goals), then against colly.
+		if b, ok := by["bare"]; ok {
+			out = append(out, peerGoals(runs, h, b, []ratioGoal{
+				{"unique pages/s", "≥ 0.80", 0.80, true, func(s summary) float64 { return s.PagesPerSec }, func(r runResult) float64 { return r.PagesPerSec }},
+				{"CPU per page", "≤ 1.25", 1.25, false, func(s summary) float64 { return s.CPUPer1000 }, runResult.cpuPer1000},
+				{"peak RSS", "≤ 1.30", 1.30, false, func(s summary) float64 { return s.PeakRSSMiB }, func(r runResult) float64 { return float64(r.Child.PeakRSSKiB) }},
+			})...)
 		}
-		r := h.PagesPerSec / c.PagesPerSec
-		out = append(out, goal{"unique pages/s, heed ÷ colly (ratio of medians)", "≥ 1.20", fmt.Sprintf("%.2f×", r), r, r >= 1.2})
-		if p, ok := pairedRatios(runs, func(r runResult) float64 { return r.PagesPerSec }); ok {
-			out = append(out, goal{"unique pages/s, heed ÷ colly (median of per-round ratios)", "≥ 1.20", fmt.Sprintf("%.2f×", p), p, p >= 1.2})
-		}
-		m := h.PeakRSSMiB / c.PeakRSSMiB
-		out = append(out, goal{"peak RSS, heed ÷ colly (ratio of medians)", "≤ 0.50", fmt.Sprintf("%.2f×", m), m, m <= 0.5})
-		if p, ok := pairedRatios(runs, func(r runResult) float64 { return float64(r.Child.PeakRSSKiB) }); ok {
-			out = append(out, goal{"peak RSS, heed ÷ colly (median of per-round ratios)", "≤ 0.50", fmt.Sprintf("%.2f×", p), p, p <= 0.5})
+		if c, ok := by["colly"]; ok {
+			out = append(out, peerGoals(runs, h, c, []ratioGoal{
+				{"unique pages/s", "≥ 3.00", 3.00, true, func(s summary) float64 { return s.PagesPerSec }, func(r runResult) float64 { return r.PagesPerSec }},
+				{"peak RSS", "≤ 0.50", 0.50, false, func(s summary) float64 { return s.PeakRSSMiB }, func(r runResult) float64 { return float64(r.Child.PeakRSSKiB) }},
+			})...)
 		}
 	case "politeness":
 		n := cfg.Shape.Pages
@@ -148,9 +159,45 @@ func goals(cfg benchConfig, runs []runResult, sums []summary) []goal {
 	)
 }
 
-// pairedRatios divides each heed run's figure by the colly run of the same
-// round and returns the median of those ratios.
-func pairedRatios(runs []runResult, figure func(runResult) float64) (float64, bool) {
+// ratioGoal is a target for heed's figure divided by a peer's.
+type ratioGoal struct {
+	measure string
+	target  string
+	bound   float64
+	atLeast bool // the ratio must be ≥ bound; otherwise ≤ bound
+	median  func(summary) float64
+	figure  func(runResult) float64
+}
+
+func (g ratioGoal) met(v float64) bool {
+	if g.atLeast {
+		return v >= g.bound
+	}
+	return v <= g.bound
+}
+
+// peerGoals evaluates each target as the ratio of medians (the goal) and
+// as the median of per-round ratios (each heed run against the peer's run
+// of the same round), which cancels slow spells common to a round.
+func peerGoals(runs []runResult, h, peer summary, gs []ratioGoal) []goal {
+	var out []goal
+	for _, g := range gs {
+		pm := g.median(peer)
+		if pm <= 0 {
+			continue
+		}
+		r := g.median(h) / pm
+		out = append(out, goal{fmt.Sprintf("%s, heed ÷ %s (ratio of medians)", g.measure, peer.Crawler), g.target, fmt.Sprintf("%.2f×", r), r, g.met(r)})
+		if p, ok := pairedRatios(runs, peer.Crawler, g.figure); ok {
+			out = append(out, goal{fmt.Sprintf("%s, heed ÷ %s (median of per-round ratios)", g.measure, peer.Crawler), g.target, fmt.Sprintf("%.2f×", p), p, g.met(p)})
+		}
+	}
+	return out
+}
+
+// pairedRatios divides each heed run's figure by the peer's run of the
+// same round and returns the median of those ratios.
+func pairedRatios(runs []runResult, peer string, figure func(runResult) float64) (float64, bool) {
 	byRound := map[int]map[string]runResult{}
 	for _, r := range runs {
 		if byRound[r.Run] == nil {
@@ -161,7 +208,7 @@ func pairedRatios(runs []runResult, figure func(runResult) float64) (float64, bo
 	var ratios []float64
 	for _, round := range byRound {
 		h, okh := round["heed"]
-		c, okc := round["colly"]
+		c, okc := round[peer]
 		if okh && okc && figure(c) > 0 {
 			ratios = append(ratios, figure(h)/figure(c))
 		}
@@ -170,6 +217,15 @@ func pairedRatios(runs []runResult, figure func(runResult) float64) (float64, bo
 		return 0, false
 	}
 	return benchkit.Median(ratios), true
+}
+
+// cpuPer1000 is the run's CPU seconds per 1,000 unique pages; 0 when no
+// page was fetched.
+func (r runResult) cpuPer1000() float64 {
+	if r.Hits.UniquePages == 0 {
+		return 0
+	}
+	return r.CPUSeconds / float64(r.Hits.UniquePages) * 1000
 }
 
 func robotsRange(s summary) string {
@@ -190,11 +246,11 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 
 	fmt.Fprintln(w, "Medians of the runs; the worst run for the counts that must hold every time.")
 	fmt.Fprintln(w)
-	benchkit.TableHeader(w, "-rrrrrrrrrrrr", "crawler", "runs", "unique pages", "wall s", "pages/s", "CPU s", "peak RSS MiB", "peak goroutines",
+	benchkit.TableHeader(w, "-rrrrrrrrrrrrr", "crawler", "runs", "unique pages", "wall s", "pages/s", "CPU s", "CPU s per 1,000 pages", "peak RSS MiB", "peak goroutines",
 		"peak stacks MiB", "dup. fetches (worst)", "robots.txt per authority", "missing (worst)", "unexpected (worst)")
 	for _, s := range sums {
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.0f | %.2f | %.1f | %.0f | %.1f | %d | %s | %d | %d |\n",
-			s.Crawler, s.Runs, s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.CPUSeconds, s.PeakRSSMiB, s.PeakGoroutines, s.PeakStackMiB,
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.0f | %.2f | %.3f | %.1f | %.0f | %.1f | %d | %s | %d | %d |\n",
+			s.Crawler, s.Runs, s.UniquePages, s.CrawlSeconds, s.PagesPerSec, s.CPUSeconds, s.CPUPer1000, s.PeakRSSMiB, s.PeakGoroutines, s.PeakStackMiB,
 			s.MaxDuplicates, robotsRange(s), s.MaxMissing, s.MaxUnexpected)
 	}
 	if sh.CrawlDelay > 0 {
@@ -224,13 +280,13 @@ func writeMarkdown(w io.Writer, cfg benchConfig, runs []runResult, sums []summar
 	}
 	fmt.Fprintln(w, "\nIndividual runs:")
 	fmt.Fprintln(w)
-	benchkit.TableHeader(w, "r-rrrrrrrrrrrrrrr", "run", "crawler", "unique pages", "wall s", "lead s", "longest host span s", "tail s",
-		"pages/s", "CPU s", "peak RSS MiB", "dup. fetches", "robots.txt (min–max)", "missing", "requests", "crawler errors",
+	benchkit.TableHeader(w, "r-rrrrrrrrrrrrrrrr", "run", "crawler", "unique pages", "wall s", "lead s", "longest host span s", "tail s",
+		"pages/s", "CPU s", "CPU s per 1,000 pages", "peak RSS MiB", "dup. fetches", "robots.txt (min–max)", "missing", "requests", "crawler errors",
 		"gap violations", "min gap s")
 	for _, r := range runs {
-		fmt.Fprintf(w, "| %d | %s | %d | %.3f | %.3f | %.3f | %.3f | %.0f | %.2f | %.1f | %d | %d–%d | %d | %d | %d | %d | %.4f |\n",
+		fmt.Fprintf(w, "| %d | %s | %d | %.3f | %.3f | %.3f | %.3f | %.0f | %.2f | %.3f | %.1f | %d | %d–%d | %d | %d | %d | %d | %.4f |\n",
 			r.Run, r.Crawler, r.Hits.UniquePages, r.Child.CrawlSeconds, r.LeadSeconds, r.Hits.SpanSeconds, r.TailSeconds,
-			r.PagesPerSec, r.CPUSeconds, float64(r.Child.PeakRSSKiB)/1024,
+			r.PagesPerSec, r.CPUSeconds, r.cpuPer1000(), float64(r.Child.PeakRSSKiB)/1024,
 			r.Hits.DuplicateFetches, r.Hits.RobotsMin, r.Hits.RobotsMax, r.Hits.Missing, r.Hits.Requests,
 			r.Child.Errors, r.Hits.GapViolations, r.Hits.MinGapSeconds)
 	}

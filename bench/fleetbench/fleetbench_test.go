@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/heedcrawl/heed/frontier/redisfrontier/redistest"
+	"github.com/heedcrawl/heed/redisstore/redistest"
 )
 
 // The harness end to end on a tiny site: one process alone, then one and

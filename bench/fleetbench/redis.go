@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/heedcrawl/heed/frontier/redisfrontier/redistest"
+	"github.com/heedcrawl/heed/redisstore/redistest"
 )
 
 // redisServer is the benchmark's private redis-server: loopback, no

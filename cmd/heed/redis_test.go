@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedcrawl/heed/frontier/redisfrontier/redistest"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/redisstore/redistest"
 )
 
 // fleetDelay is the floor every process of the fleet tests paces by.

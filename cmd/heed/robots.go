@@ -163,11 +163,7 @@ func robotsCheck(ctx context.Context, agent, source string, urls []string, fetch
 		res := checkResult{URL: raw}
 		if fixed != nil {
 			res.RobotsURL, res.RobotsStatus, res.RobotsState = fixed.URL, fixed.Status, fixed.State.String()
-			var group *robots.Group
-			if fixed.State == middleware.RobotsAvailable {
-				group = robots.Parse(fixed.Body).Group(agent)
-			}
-			decide(&res, raw, fixed.State, group)
+			decide(&res, raw, middleware.NewRobotsEntry("", fixed, agent, 0))
 			out = append(out, res)
 			continue
 		}
@@ -185,29 +181,27 @@ func robotsCheck(ctx context.Context, agent, source string, urls []string, fetch
 		if e.Err != "" && e.State == middleware.RobotsUnreachable {
 			res.Error = "robots.txt unreachable: " + e.Err
 		}
-		decide(&res, raw, e.State, e.Group)
+		decide(&res, raw, e)
 		out = append(out, res)
 	}
 	return out, nil
 }
 
-// decide fills a result from the robots.txt state and the selected group.
-func decide(res *checkResult, raw string, state middleware.RobotsState, group *robots.Group) {
-	switch state {
-	case middleware.RobotsUnavailable:
-		res.Allowed = true
-		return
-	case middleware.RobotsUnreachable:
-		res.Allowed = false
-		return
-	}
+// decide fills a result with heed's decision under the robots.txt entry
+// (middleware.DecideRobots, as the crawl decides): unavailable allows
+// everything, unreachable disallows everything.
+func decide(res *checkResult, raw string, e *middleware.RobotsEntry) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		res.Error = err.Error()
-		return
+		if e.State == middleware.RobotsAvailable {
+			res.Error = err.Error()
+			return
+		}
+		u = &url.URL{} // the file's rules do not apply: no path to decide
 	}
-	v := group.DecideURL(u)
-	res.Allowed, res.Implicit = v.Allowed, v.Implicit
+	d := middleware.DecideRobots(e, u, 0)
+	v := d.Verdict
+	res.Allowed, res.Implicit = d.Allowed, v.Implicit
 	if v.Rule != nil {
 		res.Line, res.Rule = v.Rule.Line, v.Rule.Text
 	}

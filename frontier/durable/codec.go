@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
@@ -179,8 +180,9 @@ func decodeAuthRecord(b []byte) (authRecord, error) {
 }
 
 // requestVersion starts an encoded request, so that a later format can add
-// fields.
-const requestVersion = 1
+// fields. Version 2 added Header and Body after Seq; version 1 records
+// (written before) are still read.
+const requestVersion = 2
 
 // encodeRequest appends r's fields to b: every field of frontier.Request,
 // Meta in key order so that equal requests encode alike.
@@ -208,15 +210,30 @@ func encodeRequest(b []byte, r *frontier.Request) []byte {
 		b = appendString(b, u)
 	}
 	b = binary.AppendVarint(b, int64(r.Attempt))
-	return binary.AppendUvarint(b, r.Seq)
+	b = binary.AppendUvarint(b, r.Seq)
+	names := make([]string, 0, len(r.Header))
+	for k := range r.Header {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	b = binary.AppendUvarint(b, uint64(len(names)))
+	for _, k := range names {
+		b = appendString(b, k)
+		b = binary.AppendUvarint(b, uint64(len(r.Header[k])))
+		for _, v := range r.Header[k] {
+			b = appendString(b, v)
+		}
+	}
+	return appendString(b, string(r.Body))
 }
 
 // decodeRequest parses what encodeRequest wrote. Damaged input gives an
 // error, never a panic or an allocation larger than the input.
 func decodeRequest(b []byte) (*frontier.Request, error) {
-	if len(b) == 0 || b[0] != requestVersion {
+	if len(b) == 0 || b[0] < 1 || b[0] > requestVersion {
 		return nil, errors.New("durable: request record: unknown version")
 	}
+	version := b[0]
 	d := decoder{b: b[1:]}
 	r := &frontier.Request{URL: d.string(), Method: d.string()}
 	r.Kind = frontier.Kind(d.byte())
@@ -239,6 +256,22 @@ func decodeRequest(b []byte) (*frontier.Request, error) {
 	}
 	r.Attempt = d.int()
 	r.Seq = d.uvarint()
+	if version >= 2 {
+		if n := d.count(2); n > 0 {
+			r.Header = make(http.Header, n)
+			for i := 0; i < n; i++ {
+				k := d.string()
+				vs := make([]string, d.count(1))
+				for j := range vs {
+					vs[j] = d.string()
+				}
+				r.Header[k] = vs
+			}
+		}
+		if body := d.string(); body != "" {
+			r.Body = []byte(body)
+		}
+	}
 	if err := d.finish("request record"); err != nil {
 		return nil, err
 	}

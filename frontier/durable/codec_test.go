@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"reflect"
 	"testing"
 	"time"
@@ -21,6 +22,24 @@ var codecRequests = []*frontier.Request{
 		Attempt: 2, Seq: math.MaxUint64,
 	},
 	{URL: "http://c.example/", Depth: math.MinInt64, Priority: math.MaxInt64},
+	{
+		URL: "http://d.example/login", Method: "POST",
+		Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Two": {"a", "b"}},
+		Body:   []byte("user=u&pass=p"),
+	},
+}
+
+// TestRequestVersion1 reads a record written before requests had headers
+// and a body.
+func TestRequestVersion1(t *testing.T) {
+	r := &frontier.Request{URL: "http://a.example/", Callback: "cb", Seq: 9}
+	b := encodeRequest(nil, r)
+	// Version 1 ended at Seq: drop the header count and the body length.
+	v1 := append([]byte{1}, b[1:len(b)-2]...)
+	got, err := decodeRequest(v1)
+	if err != nil || !reflect.DeepEqual(got, r) {
+		t.Fatalf("decode(v1) = %+v, %v; want %+v", got, err, r)
+	}
 }
 
 func TestRequestRoundTrip(t *testing.T) {

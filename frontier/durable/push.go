@@ -54,7 +54,7 @@ func (f *Frontier) PushBatch(_ context.Context, reqs []*frontier.Request) (res [
 			continue
 		}
 		r.URL = canon
-		fps[i] = frontier.KeyOf(r.Kind, r.Method, canon)
+		fps[i] = r.Fingerprint()
 		cand = append(cand, i)
 	}
 

@@ -1,17 +1,16 @@
-// Package redisfrontier keeps a heed crawl's shared state in Redis, so that
-// several heed processes, on one machine or many, run one crawl together:
-// one frontier with one seen set, one robots.txt cache and one set of
-// counters. heed's fleet-wide pacer, package politeness/redispacer, keeps
-// its state in the same place.
+// Package redisfrontier is heed's frontier kept in Redis, so that several
+// heed processes, on one machine or many, run one crawl together: one
+// queue and one seen set for the crawl. It keeps its keys in the crawl's
+// [redisstore.Store], beside the crawl's robots.txt cache and counters
+// (package redisstore) and heed's fleet-wide pacer (package
+// politeness/redispacer).
 //
 // # The model
 //
-// A crawl lives under a key prefix in one Redis database: every key of the
-// crawl starts with it, so several crawls share a database and [Store.Reset]
-// deletes one. A [Store] is a process's handle on a crawl: a client, the
-// prefix, and the policy for an unreachable Redis. Everything else is made
-// from a Store; every process of the crawl makes its own with the same
-// prefix.
+// A crawl lives under a key prefix in one Redis database (see package
+// redisstore: the [redisstore.Store] is a process's handle on it, with the
+// policy for an unreachable Redis). Every process of the crawl makes its
+// own Store with the same prefix, and its own Frontier from it.
 //
 // Every operation that must be atomic across processes is one Lua script,
 // run by Redis alone: a Push deduplicates and queues in one step, a Next
@@ -47,7 +46,7 @@
 //     fetched twice only if its lease expired while it was in flight, and
 //     each such lease is counted ([Counts].Reclaimed). A Done or Retry for
 //     a lease that was reclaimed returns [ErrLeaseLost].
-//   - The Gate: a [StoredGate] made from the same Store (heed's
+//   - The Gate: a [redisstore.StoredGate] made from the same Store (heed's
 //     redispacer.Pacer) is read inside Next's script, so pacing and
 //     leasing are one atomic step. Any other [frontier.Gate] is asked in
 //     Go before the lease is taken.
@@ -70,10 +69,10 @@
 //
 // Every call retries with backoff (50 ms doubling to 2 s) while Redis is
 // unreachable or loading its data, for at most the store's retry budget
-// ([WithRetryFor], default 1 min) or until the call's context ends; the
+// ([redisstore.WithRetryFor], default 1 min) or until the call's context ends; the
 // store logs once when Redis becomes unreachable and once when it answers
 // again. After the budget the call fails with an error wrapping
-// [ErrUnavailable], and nothing the caller held is lost: a failed Push did
+// [redisstore.ErrUnavailable], and nothing the caller held is lost: a failed Push did
 // not queue the request, which the caller still owns; a failed Done or
 // Retry keeps the lease, which is still renewed, so the call can be made
 // again. A script whose reply was lost in a failure may be run twice:
@@ -84,27 +83,17 @@
 // persists its data (an append-only file, ideally with appendfsync
 // always); one that restarts empty has lost the crawl.
 //
-// # The robots.txt cache and the counters
-//
-// [RobotsCache] stores each authority's latest robots.txt fetch outcome
-// ([RobotsRecord]: times, status, state, final URL, up to [MaxRobotsBody]
-// bytes of body) and a lock taken with SET NX PX, so that one process at a
-// time fetches an authority's robots.txt and the others read its record.
-// [Counters] sums pages, bytes, statuses and skip reasons, crawl-wide and
-// per authority, over all processes.
-//
 // # Using it
 //
 // A process of a crawl connects, makes its store, then what it needs:
 //
 //	opt, err := redis.ParseURL("redis://host:6379/0")
 //	rdb := redis.NewClient(opt)
-//	s, err := redisfrontier.NewStore(rdb, "heed:news:")
+//	s, err := redisstore.NewStore(rdb, "heed:news:")
 //	pacer, err := redispacer.New(s, redispacer.WithFloor(time.Second))
 //	f, err := redisfrontier.NewFrontier(ctx, s, redisfrontier.WithFrontierOptions(
 //		frontier.WithGate(pacer), frontier.WithAdmit(scope.Check)))
-//	robots := redisfrontier.NewRobotsCache(s)
-//	counters := redisfrontier.NewCounters(s)
+//	robots := redisstore.NewRobotsCache(s) // the robots stage's RobotsPolicy.Shared
 //
 // and then runs heed's crawl loop on f, with pacer as the politeness
 // stage's pacer. Close the frontier and the pacer, then the client.
@@ -112,16 +101,15 @@
 // # What it does not do
 //
 // The package fetches nothing, parses no robots.txt, and decides nothing
-// about freshness or exclusion: heed's middleware does, with this package
-// as its storage. It does not pace (package politeness/redispacer does,
-// with a Store from here). It needs a standalone Redis 5 or later (or the
+// about freshness or exclusion: heed's middleware does. It does not pace
+// (package politeness/redispacer does, with the same Store). It needs a standalone Redis 5 or later (or the
 // primary of a replicated one): its scripts build key names from the
 // prefix, which Redis Cluster does not allow. It never forgets a URL it
 // has seen: the seen set costs about 70 bytes per URL in Redis, a queued
 // request about 200 more, and a lease ended by Done about 90 for the
 // retry budget plus a minute.
 //
-// Tests start a private redis-server with package redistest; see its
+// Tests start a private redis-server with package redisstore/redistest; see its
 // documentation for HEED_REQUIRE_REDIS, which makes a missing server a
 // failure instead of a skip.
 package redisfrontier

@@ -10,6 +10,7 @@ import (
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/politeness/redispacer"
+	"github.com/heedcrawl/heed/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -25,7 +26,7 @@ func Example() {
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 
-	s, err := redisfrontier.NewStore(rdb, "heed:example:")
+	s, err := redisstore.NewStore(rdb, "heed:example:")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,40 +62,5 @@ func Example() {
 		status := 200 // fetch req.URL here
 		pacer.Release(req.Authority(), politeness.Feedback{Status: status})
 		f.Done(ctx, req)
-	}
-}
-
-// The robots.txt cache: the process that gets the lock fetches, the
-// others wait for its record.
-func ExampleRobotsCache() {
-	ctx := context.Background()
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
-	defer rdb.Close()
-	s, err := redisfrontier.NewStore(rdb, "heed:example:")
-	if err != nil {
-		log.Fatal(err)
-	}
-	cache := redisfrontier.NewRobotsCache(s)
-	const site = "https://example.com"
-
-	rec, err := cache.GetRobots(ctx, site)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if rec != nil && time.Since(rec.FetchedAt) < 24*time.Hour {
-		return // fresh enough: use rec.Body
-	}
-	locked, err := cache.TryLockRobots(ctx, site, time.Minute)
-	if err != nil || !locked {
-		return // another process is fetching it: try again later
-	}
-	// Fetch https://example.com/robots.txt here, then share the outcome
-	// (PutRobots also releases the lock).
-	err = cache.PutRobots(ctx, site, &redisfrontier.RobotsRecord{
-		URL: site + "/robots.txt", FetchedAt: time.Now(), Status: 200, State: "available",
-		Body: []byte("User-agent: *\nDisallow: /private/\n"),
-	})
-	if err != nil {
-		log.Fatal(err)
 	}
 }

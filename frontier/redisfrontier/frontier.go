@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -29,7 +30,7 @@ const statsTimeout = 5 * time.Second
 // [frontier.Frontier] and is safe for concurrent use; see the package
 // documentation for the model.
 type Frontier struct {
-	s          *Store
+	s          *redisstore.Store
 	cfg        frontier.Config
 	keys       []string // {F}: the frontier's key prefix, KEYS[1] of every script
 	order      string   // "b" or "d", for the scripts
@@ -65,7 +66,7 @@ type held struct {
 // channel and starts renewing leases in the background; Close stops both.
 // It fails if Redis cannot be reached within the store's retry budget or
 // the crawl was started with another Order.
-func NewFrontier(ctx context.Context, s *Store, opts ...Option) (*Frontier, error) {
+func NewFrontier(ctx context.Context, s *redisstore.Store, opts ...Option) (*Frontier, error) {
 	if s == nil {
 		return nil, errors.New("redisfrontier: nil store")
 	}
@@ -92,7 +93,7 @@ func NewFrontier(ctx context.Context, s *Store, opts ...Option) (*Frontier, erro
 	if cfg.Order == frontier.DepthFirst {
 		f.order = "d"
 	}
-	if g, ok := cfg.Gate.(StoredGate); ok && g.Store() == s {
+	if g, ok := cfg.Gate.(redisstore.StoredGate); ok && g.Store() == s {
 		f.gatePrefix = g.ReadyKeyPrefix()
 	} else {
 		f.goGate = cfg.Gate
@@ -102,7 +103,7 @@ func NewFrontier(ctx context.Context, s *Store, opts ...Option) (*Frontier, erro
 	}
 	bctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
-	f.ps = s.rdb.Subscribe(bctx, f.keys[0]+"wake")
+	f.ps = s.Client().Subscribe(bctx, f.keys[0]+"wake")
 	f.bg.Add(2)
 	go f.subscribe(bctx, f.ps)
 	go f.renewLoop(bctx)
@@ -116,18 +117,18 @@ func (f *Frontier) checkOrder(ctx context.Context) error {
 	var got string
 	err := f.s.Do(ctx, "frontier setup", func(ctx context.Context) error {
 		key := f.keys[0] + "meta"
-		if err := f.s.rdb.HSetNX(ctx, key, "order", want).Err(); err != nil {
+		if err := f.s.Client().HSetNX(ctx, key, "order", want).Err(); err != nil {
 			return err
 		}
 		var err error
-		got, err = f.s.rdb.HGet(ctx, key, "order").Result()
+		got, err = f.s.Client().HGet(ctx, key, "order").Result()
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("redisfrontier: %w", err)
 	}
 	if got != want {
-		return fmt.Errorf("redisfrontier: crawl %q is %s, not %s", f.s.prefix, got, want)
+		return fmt.Errorf("redisfrontier: crawl %q is %s, not %s", f.s.Prefix(), got, want)
 	}
 	return nil
 }
@@ -155,7 +156,7 @@ func (f *Frontier) run(ctx context.Context, op string, sc *redis.Script, args ..
 	argv := append([]any{f.s.OffsetMicros()}, args...)
 	err := f.s.Do(ctx, op, func(ctx context.Context) error {
 		var err error
-		res, err = sc.Run(ctx, f.s.rdb, f.keys, argv...).Result()
+		res, err = sc.Run(ctx, f.s.Client(), f.keys, argv...).Result()
 		return err
 	})
 	return res, err
@@ -170,7 +171,7 @@ func (f *Frontier) run(ctx context.Context, op string, sc *redis.Script, args ..
 // ask it.
 //
 // If Redis cannot be reached within the store's retry budget, Push returns
-// Rejected and an error wrapping [ErrUnavailable]: the request was not
+// Rejected and an error wrapping [redisstore.ErrUnavailable]: the request was not
 // queued and the caller still owns it (it may push it again later).
 func (f *Frontier) Push(ctx context.Context, req *frontier.Request) (frontier.PushResult, error) {
 	if req == nil {
@@ -182,19 +183,19 @@ func (f *Frontier) Push(ctx context.Context, req *frontier.Request) (frontier.Pu
 	canon, err := frontier.Canonicalize(req.URL)
 	if err != nil {
 		if cerr := f.s.Do(ctx, "count rejected", func(ctx context.Context) error {
-			return f.s.rdb.HIncrBy(ctx, f.keys[0]+"n", "rejects", 1).Err()
+			return f.s.Client().HIncrBy(ctx, f.keys[0]+"n", "rejects", 1).Err()
 		}); cerr != nil {
-			f.s.logger().Warn("redisfrontier: rejected URL not counted", "url", req.URL, "error", cerr.Error())
+			f.s.Logger().Warn("redisfrontier: rejected URL not counted", "url", req.URL, "error", cerr.Error())
 		}
 		return frontier.Rejected, err
 	}
 	req.URL = canon
-	fp := frontier.KeyOf(req.Kind, req.Method, canon)
+	fp := req.Fingerprint()
 	token, verdict := "", "a"
 	var admitErr error
 	if f.cfg.Admit != nil {
 		token = f.newToken()
-		res, err := f.run(ctx, "push", claimScript, string(fp[:]), token, Micros(f.leaseTTL))
+		res, err := f.run(ctx, "push", claimScript, string(fp[:]), token, redisstore.Micros(f.leaseTTL))
 		if err != nil {
 			return frontier.Rejected, err
 		}
@@ -205,7 +206,7 @@ func (f *Frontier) Push(ctx context.Context, req *frontier.Request) (frontier.Pu
 			verdict = "r"
 		}
 		if f.isClosed() {
-			f.s.rdb.ZRem(context.WithoutCancel(ctx), f.keys[0]+"admit", token)
+			f.s.Client().ZRem(context.WithoutCancel(ctx), f.keys[0]+"admit", token)
 			return frontier.Rejected, frontier.ErrClosed
 		}
 	}
@@ -260,7 +261,7 @@ func strAt(r []any, i int) string {
 //
 // The lease lasts the lease timeout and is renewed in the background until
 // Done or Retry. If Redis cannot be reached within the store's retry
-// budget, Next returns an error wrapping [ErrUnavailable].
+// budget, Next returns an error wrapping [redisstore.ErrUnavailable].
 func (f *Frontier) Next(ctx context.Context) (*frontier.Request, error) {
 	for {
 		if f.isClosed() {
@@ -289,7 +290,7 @@ func (f *Frontier) Next(ctx context.Context) (*frontier.Request, error) {
 		}
 		at := time.Now().Add(f.poll)
 		if o.earliest != 0 {
-			if t := LocalTime(o.earliest, o.now); t.Before(at) {
+			if t := redisstore.LocalTime(o.earliest, o.now); t.Before(at) {
 				at = t
 			}
 		}
@@ -319,7 +320,7 @@ func (f *Frontier) take(ctx context.Context) (*frontier.Request, outlook, error)
 	}
 	for range 64 {
 		token := f.newToken()
-		res, err := f.run(ctx, "next", nextScript, f.cfg.LeasesPerAuthority, Micros(f.leaseTTL),
+		res, err := f.run(ctx, "next", nextScript, f.cfg.LeasesPerAuthority, redisstore.Micros(f.leaseTTL),
 			token, f.gatePrefix, peek, approved)
 		if err != nil {
 			return nil, outlook{}, err
@@ -329,7 +330,7 @@ func (f *Frontier) take(ctx context.Context) (*frontier.Request, outlook, error)
 		case 1:
 			req, err := f.leased(ctx, strAt(r, 1), token)
 			if err != nil {
-				f.s.logger().Error("redisfrontier: dropping a request that cannot be read", "error", err.Error())
+				f.s.Logger().Error("redisfrontier: dropping a request that cannot be read", "error", err.Error())
 				continue
 			}
 			return req, outlook{readyLeft: intAt(r, 3)}, nil
@@ -337,7 +338,7 @@ func (f *Frontier) take(ctx context.Context) (*frontier.Request, outlook, error)
 			a := strAt(r, 1)
 			t := f.goGate.ReadyAt(a)
 			if d := t.Sub(f.cfg.Now()); d > 0 {
-				if _, err := f.run(ctx, "next", deferScript, f.cfg.LeasesPerAuthority, a, Micros(d)); err != nil {
+				if _, err := f.run(ctx, "next", deferScript, f.cfg.LeasesPerAuthority, a, redisstore.Micros(d)); err != nil {
 					return nil, outlook{}, err
 				}
 				approved = ""
@@ -372,7 +373,7 @@ func (f *Frontier) leased(ctx context.Context, member, token string) (*frontier.
 // long as the store may repeat a Done or Retry whose reply was lost, with
 // a margin.
 func (f *Frontier) endedTTL() int64 {
-	return (f.s.retryFor + time.Minute).Milliseconds()
+	return (f.s.RetryFor() + time.Minute).Milliseconds()
 }
 
 // lease returns this Frontier's lease of req, or an error wrapping
@@ -417,7 +418,7 @@ func (f *Frontier) ended(req *frontier.Request, l *held, code int64) error {
 // Seq and URL, so a copy works too). It returns an error wrapping
 // [frontier.ErrNotLeased] for a request this Frontier does not hold, and
 // [ErrLeaseLost] for one whose lease expired and was given back to the
-// queue. If Redis cannot be reached, the error wraps [ErrUnavailable] and
+// queue. If Redis cannot be reached, the error wraps [redisstore.ErrUnavailable] and
 // the lease is kept (and renewed): Done may be called again.
 func (f *Frontier) Done(ctx context.Context, req *frontier.Request) error {
 	l, err := f.lease(req)
@@ -440,7 +441,7 @@ func (f *Frontier) Done(ctx context.Context, req *frontier.Request) error {
 // Retry ends the lease of req and queues req, as passed, at the head of its
 // authority's queue; the authority is not handed out before notBefore
 // (read on the frontier's clock and kept in Redis as a wait from now). It
-// fails as Done does; after an error wrapping [ErrUnavailable] the lease is
+// fails as Done does; after an error wrapping [redisstore.ErrUnavailable] the lease is
 // kept and Retry may be called again.
 func (f *Frontier) Retry(ctx context.Context, req *frontier.Request, notBefore time.Time) error {
 	l, err := f.lease(req)
@@ -453,7 +454,7 @@ func (f *Frontier) Retry(ctx context.Context, req *frontier.Request, notBefore t
 	}
 	var wait int64
 	if !notBefore.IsZero() {
-		wait = Micros(notBefore.Sub(f.cfg.Now()))
+		wait = redisstore.Micros(notBefore.Sub(f.cfg.Now()))
 	}
 	res, err := f.run(ctx, "retry", retryScript, f.cfg.LeasesPerAuthority, seqID(req.Seq), l.token,
 		f.endedTTL(), sortKey(req, f.cfg.Order), body, wait)

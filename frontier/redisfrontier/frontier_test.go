@@ -13,6 +13,7 @@ import (
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/frontiertest"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/redisstore"
 )
 
 // failsafe bounds every wait that should end.
@@ -137,7 +138,7 @@ func TestExpiredLeaseIsReclaimed(t *testing.T) {
 	srv, _ := startRedis(t)
 	prefix := newPrefix(t)
 	var clk clock
-	opt := redisfrontier.WithTimeOffset(clk.offset)
+	opt := redisstore.WithTimeOffset(clk.offset)
 	dead := newFrontier(t, newStore(t, srv.Client(t), prefix, opt))
 	live := newFrontier(t, newStore(t, srv.Client(t), prefix, opt), redisfrontier.WithPollInterval(20*time.Millisecond))
 	push(t, dead, "http://x.example/1", "http://x.example/2", "http://y.example/1")
@@ -175,7 +176,7 @@ func TestLeaseRenewalAndLoss(t *testing.T) {
 	srv, _ := startRedis(t)
 	prefix := newPrefix(t)
 	var clk clock
-	opt := redisfrontier.WithTimeOffset(clk.offset)
+	opt := redisstore.WithTimeOffset(clk.offset)
 	holder := newFrontier(t, newStore(t, srv.Client(t), prefix, opt))
 	other := newFrontier(t, newStore(t, srv.Client(t), prefix, opt))
 	push(t, holder, "http://x.example/1")
@@ -238,7 +239,7 @@ func TestLeaseRenewedInTheBackground(t *testing.T) {
 func TestRetryHoldOnTheStoreClock(t *testing.T) {
 	_, rdb := startRedis(t)
 	var clk clock
-	f := newFrontier(t, newStore(t, rdb, newPrefix(t), redisfrontier.WithTimeOffset(clk.offset)),
+	f := newFrontier(t, newStore(t, rdb, newPrefix(t), redisstore.WithTimeOffset(clk.offset)),
 		redisfrontier.WithPollInterval(20*time.Millisecond))
 	push(t, f, "http://x.example/1")
 	r := next(t, f)
@@ -257,7 +258,7 @@ func TestRetryHoldOnTheStoreClock(t *testing.T) {
 
 // storedGate is a StoredGate whose ready times the test writes to Redis.
 type storedGate struct {
-	s     *redisfrontier.Store
+	s     *redisstore.Store
 	asked atomic.Int64
 }
 
@@ -265,15 +266,15 @@ func (g *storedGate) ReadyAt(string) time.Time {
 	g.asked.Add(1)
 	return time.Time{}
 }
-func (g *storedGate) Store() *redisfrontier.Store { return g.s }
-func (g *storedGate) ReadyKeyPrefix() string      { return g.s.Key("testgate:") }
+func (g *storedGate) Store() *redisstore.Store { return g.s }
+func (g *storedGate) ReadyKeyPrefix() string   { return g.s.Key("testgate:") }
 
 // A StoredGate is read inside Next's script, never asked in Go, and an
 // authority it holds back waits without holding up the others.
 func TestStoredGate(t *testing.T) {
 	_, rdb := startRedis(t)
 	var clk clock
-	s := newStore(t, rdb, newPrefix(t), redisfrontier.WithTimeOffset(clk.offset))
+	s := newStore(t, rdb, newPrefix(t), redisstore.WithTimeOffset(clk.offset))
 	g := &storedGate{s: s}
 	f := newFrontier(t, s, redisfrontier.WithFrontierOptions(frontier.WithGate(g)),
 		redisfrontier.WithPollInterval(20*time.Millisecond))

@@ -2,8 +2,8 @@ package redisfrontier
 
 import (
 	"context"
+	"github.com/heedcrawl/heed/redisstore"
 	"strconv"
-	"time"
 )
 
 // renewBatch bounds the leases renewed by one script call.
@@ -14,22 +14,9 @@ const renewBatch = 500
 // process.
 func (f *Frontier) renewLoop(ctx context.Context) {
 	defer f.bg.Done()
-	t := time.NewTicker(f.leaseTTL / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		// A renewal that is still retrying when the next one is due is
-		// of no more use than the next one.
-		rctx, cancel := context.WithTimeout(ctx, f.leaseTTL/3)
-		if err := f.Renew(rctx); err != nil && ctx.Err() == nil {
-			f.s.logger().Warn("redisfrontier: lease renewal failed", "error", err.Error())
-		}
-		cancel()
-	}
+	redisstore.RenewEvery(ctx, f.leaseTTL/3, f.Renew, func(err error) {
+		f.s.Logger().Warn("redisfrontier: lease renewal failed", "error", err.Error())
+	})
 }
 
 // Renew extends every lease this Frontier holds to a full lease timeout
@@ -51,7 +38,7 @@ func (f *Frontier) Renew(ctx context.Context) error {
 		n := min(len(args), 2*renewBatch)
 		batch := args[:n]
 		args = args[n:]
-		res, err := f.run(ctx, "renew", renewScript, append([]any{Micros(f.leaseTTL)}, batch...)...)
+		res, err := f.run(ctx, "renew", renewScript, append([]any{redisstore.Micros(f.leaseTTL)}, batch...)...)
 		if err != nil {
 			return err
 		}
@@ -70,7 +57,7 @@ func (f *Frontier) Renew(ctx context.Context) error {
 			// request taken since the batch was built.
 			if l := f.leases[seq]; l != nil && !l.lost && sentToken(batch, id) == l.token {
 				l.lost = true
-				f.s.logger().Warn("redisfrontier: lease expired and was given back to the queue; the URL may be fetched twice",
+				f.s.Logger().Warn("redisfrontier: lease expired and was given back to the queue; the URL may be fetched twice",
 					"url", l.url, "seq", seq)
 			}
 		}

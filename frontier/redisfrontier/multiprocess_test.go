@@ -14,6 +14,7 @@ import (
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -51,7 +52,7 @@ func TestChildProcess(t *testing.T) {
 		t.Skip("run only as a child process of the multi-process tests")
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv(envAddr)})
-	s, err := redisfrontier.NewStore(rdb, os.Getenv(envPrefix))
+	s, err := redisstore.NewStore(rdb, os.Getenv(envPrefix))
 	if err != nil {
 		fail("store: %v", err)
 	}

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
-	"github.com/heedcrawl/heed/frontier/redisfrontier/redistest"
+	"github.com/heedcrawl/heed/redisstore"
+	"github.com/heedcrawl/heed/redisstore/redistest"
 )
 
 // A Done or Retry whose reply was lost is run again by the store's
@@ -16,7 +17,7 @@ import (
 func TestRepeatedDoneAndRetry(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
-	s, err := NewStore(srv.Client(t), "heedtest:repeat:")
+	s, err := redisstore.NewStore(srv.Client(t), "heedtest:repeat:")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestRepeatedDoneAndRetry(t *testing.T) {
 func TestRetryThenReleaseInOneProcess(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
-	s, err := NewStore(srv.Client(t), "heedtest:relet:")
+	s, err := redisstore.NewStore(srv.Client(t), "heedtest:relet:")
 	if err != nil {
 		t.Fatal(err)
 	}

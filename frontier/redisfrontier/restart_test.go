@@ -13,7 +13,8 @@ import (
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
-	"github.com/heedcrawl/heed/frontier/redisfrontier/redistest"
+	"github.com/heedcrawl/heed/redisstore"
+	"github.com/heedcrawl/heed/redisstore/redistest"
 )
 
 // Redis is stopped (or killed) and restarted in the middle of a crawl by
@@ -41,7 +42,7 @@ func testRestart(t *testing.T, stop func(*redistest.Server)) {
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	var procs []*redisfrontier.Frontier
 	for i := 0; i < 2; i++ {
-		s := newStore(t, srv.Client(t), prefix, redisfrontier.WithLogger(log))
+		s := newStore(t, srv.Client(t), prefix, redisstore.WithLogger(log))
 		procs = append(procs, newFrontier(t, s, redisfrontier.WithLeaseTimeout(5*time.Second),
 			redisfrontier.WithFrontierOptions(frontier.WithLeasesPerAuthority(2))))
 	}

@@ -14,27 +14,6 @@ import (
 // drainBatch bounds the requests one Drain script call removes.
 const drainBatch = 256
 
-// StoredGate is a [frontier.Gate] that keeps each authority's ready time in
-// the frontier's own Redis database, so that Next reads it inside its
-// script: picking a ready authority and leasing its request is then one
-// atomic step with no round trip per authority. heed's fleet-wide pacer,
-// politeness/redispacer.Pacer, is one.
-//
-// Given to a Frontier with [frontier.WithGate] and made from the same
-// Store, it is read in Redis; any other Gate is asked in Go, one round trip
-// per candidate authority.
-type StoredGate interface {
-	frontier.Gate
-	// Store returns the store whose database holds the ready times.
-	Store() *Store
-	// ReadyKeyPrefix returns the prefix of the keys holding ready times:
-	// authority a's ready time is field "ready" of the hash at
-	// ReadyKeyPrefix()+a, an integer number of microseconds of the
-	// store's clock (Redis server time plus [Store.Offset]). A missing
-	// key or field, or a time not after now, means ready now.
-	ReadyKeyPrefix() string
-}
-
 // Counts are a crawl's frontier counts, read from Redis: heed's
 // [frontier.Stats] for the whole crawl, and what only a shared frontier
 // has.
@@ -65,7 +44,7 @@ func (f *Frontier) Counts(ctx context.Context) (Counts, error) {
 		admit   *redis.IntCmd
 	)
 	err := f.s.Do(ctx, "stats", func(ctx context.Context) error {
-		_, err := f.s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		_, err := f.s.Client().TxPipelined(ctx, func(p redis.Pipeliner) error {
 			n = p.HMGet(ctx, F+"n", "queued", "dups", "rejects", "reclaimed")
 			leased = p.ZCard(ctx, F+"leases")
 			seen = p.SCard(ctx, F+"seen")
@@ -111,7 +90,7 @@ func (f *Frontier) Sizes(ctx context.Context) (queued, leased int, err error) {
 	var q *redis.StringCmd
 	var l *redis.IntCmd
 	err = f.s.Do(ctx, "stats", func(ctx context.Context) error {
-		_, err := f.s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		_, err := f.s.Client().Pipelined(ctx, func(p redis.Pipeliner) error {
 			q = p.HGet(ctx, F+"n", "queued")
 			l = p.ZCard(ctx, F+"leases")
 			return nil
@@ -143,7 +122,7 @@ func (f *Frontier) Stats() frontier.Stats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {
-		f.s.logger().Warn("redisfrontier: stats unavailable; reporting the last ones read", "error", err.Error())
+		f.s.Logger().Warn("redisfrontier: stats unavailable; reporting the last ones read", "error", err.Error())
 		return f.lastStats
 	}
 	f.lastStats = c.Stats
@@ -163,7 +142,7 @@ func (f *Frontier) Drain(ctx context.Context, fn func(*frontier.Request)) error 
 	var auths []string
 	err := f.s.Do(ctx, "drain", func(ctx context.Context) error {
 		var err error
-		auths, err = f.s.rdb.HKeys(ctx, f.keys[0]+"byauth").Result()
+		auths, err = f.s.Client().HKeys(ctx, f.keys[0]+"byauth").Result()
 		return err
 	})
 	var out []*frontier.Request
@@ -198,7 +177,7 @@ func (f *Frontier) drain(ctx context.Context, auths []string) ([]*frontier.Reque
 				s, _ := m.(string)
 				req, err := decodeMember(s)
 				if err != nil {
-					f.s.logger().Error("redisfrontier: drained a request that cannot be read", "error", err.Error())
+					f.s.Logger().Error("redisfrontier: drained a request that cannot be read", "error", err.Error())
 					continue
 				}
 				out = append(out, req)
@@ -216,5 +195,5 @@ func (f *Frontier) drain(ctx context.Context, auths []string) ([]*frontier.Reque
 
 // String describes the frontier for logs.
 func (f *Frontier) String() string {
-	return fmt.Sprintf("redisfrontier(%s, %s)", f.s.prefix, f.cfg.Order)
+	return fmt.Sprintf("redisfrontier(%s, %s)", f.s.Prefix(), f.cfg.Order)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -137,7 +138,7 @@ func (w *wakeup) leave(e *list.Element, ch chan struct{}) {
 // every waiter, since messages may have been missed meanwhile.
 func (f *Frontier) subscribe(ctx context.Context, ps *redis.PubSub) {
 	defer f.bg.Done()
-	wait := retryFirst
+	wait := redisstore.RetryFirst
 	lost := false
 	for {
 		msg, err := ps.Receive(ctx)
@@ -146,7 +147,7 @@ func (f *Frontier) subscribe(ctx context.Context, ps *redis.PubSub) {
 		}
 		if err != nil {
 			if !lost && !errors.Is(err, redis.ErrClosed) {
-				f.s.logger().Debug("redisfrontier: wake-up subscription lost; Next polls meanwhile", "error", err.Error())
+				f.s.Logger().Debug("redisfrontier: wake-up subscription lost; Next polls meanwhile", "error", err.Error())
 			}
 			lost = true
 			t := time.NewTimer(wait)
@@ -156,10 +157,10 @@ func (f *Frontier) subscribe(ctx context.Context, ps *redis.PubSub) {
 				return
 			case <-t.C:
 			}
-			wait = min(2*wait, retryMax)
+			wait = min(2*wait, redisstore.RetryMax)
 			continue
 		}
-		wait = retryFirst
+		wait = redisstore.RetryFirst
 		switch m := msg.(type) {
 		case *redis.Subscription:
 			if lost {

@@ -31,7 +31,7 @@
 // next start could be if the release came at once.
 //
 // The difference is where the state lives: in Redis, in the crawl's
-// [redisfrontier.Store], shared by every process of the crawl. Booking a
+// [redisstore.Store], shared by every process of the crawl. Booking a
 // start is one Lua script: if now is at or after the authority's next
 // allowed start and the in-flight rule above allows one more, it records
 // the start and the slot; otherwise it answers when to try again. Release is
@@ -51,13 +51,13 @@
 // middleware stage (it has TryAcquire and Release) and, as the Gate, to
 // the Redis frontier of the same Store: the frontier then reads each
 // authority's ready time inside its own script (the Pacer is a
-// [redisfrontier.StoredGate]), so it hands out only requests whose
+// [redisstore.StoredGate]), so it hands out only requests whose
 // authority is ready, and TryAcquire rarely has to refuse one.
 //
 // TryAcquire, Release, SetCrawlDelay and ReadyAt have no context, as
 // politeness.Pacer's do not. While Redis is unreachable they retry for the
 // store's budget; then TryAcquire and SetCrawlDelay fail with an error
-// wrapping [redisfrontier.ErrUnavailable] (TryAcquire books nothing, so the
+// wrapping [redisstore.ErrUnavailable] (TryAcquire books nothing, so the
 // request should be put back), Release logs (its slot frees itself after
 // the slot timeout), and ReadyAt, which is only advice and gives up after
 // 2 s, answers "ready now". [Pacer.Wait] and [Pacer.State] take a context.
@@ -67,6 +67,6 @@
 // The package does not parse robots.txt, queue requests or fetch anything.
 // It keeps each authority's pacing for the life of the crawl, as
 // politeness.Pacer does (two small keys per authority, deleted by
-// [redisfrontier.Store.Reset]); it has no Snapshot or Restore, since Redis
+// [redisstore.Store.Reset]); it has no Snapshot or Restore, since Redis
 // is the state.
 package redispacer

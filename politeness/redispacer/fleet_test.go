@@ -19,6 +19,7 @@ import (
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/politeness/redispacer"
+	"github.com/heedcrawl/heed/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -40,7 +41,7 @@ func TestChildProcess(t *testing.T) {
 	}
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv(envAddr)})
-	s, err := redisfrontier.NewStore(rdb, os.Getenv(envPrefix))
+	s, err := redisstore.NewStore(rdb, os.Getenv(envPrefix))
 	if err != nil {
 		childFail("store: %v", err)
 	}

@@ -99,6 +99,9 @@ func newConfig(opts []Option) (config, error) {
 	if err != nil {
 		return config{}, fmt.Errorf("redispacer: %w", err)
 	}
+	if pacing.AutoThrottle != nil {
+		return config{}, errors.New("redispacer: politeness.WithAutoThrottle does not apply: the fleet pacer keeps each authority's interval in Redis, without latency feedback")
+	}
 	if defaults, _ := politeness.NewSettings(); pacing.Clock != defaults.Clock {
 		return config{}, errors.New("redispacer: politeness.WithClock does not apply: every process of a crawl reads Redis's clock")
 	}

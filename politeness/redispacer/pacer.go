@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/heedcrawl/heed/frontier/redisfrontier"
 	"github.com/heedcrawl/heed/politeness"
+	"github.com/heedcrawl/heed/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -21,7 +21,7 @@ import (
 // its state in Redis; see the package documentation. Make one per process
 // with [New]. A Pacer is safe for concurrent use.
 type Pacer struct {
-	s      *redisfrontier.Store
+	s      *redisstore.Store
 	cfg    config
 	prefix string // P: the pacer's key prefix
 
@@ -36,13 +36,13 @@ type Pacer struct {
 	once   sync.Once
 }
 
-var _ redisfrontier.StoredGate = (*Pacer)(nil)
+var _ redisstore.StoredGate = (*Pacer)(nil)
 
 // New returns a Pacer for the store's crawl with the polite defaults
 // changed by opts, and starts renewing the slots it books in the
 // background (Close stops that). It fails only on settings that make no
 // sense, as politeness.New does; it does not contact Redis.
-func New(s *redisfrontier.Store, opts ...Option) (*Pacer, error) {
+func New(s *redisstore.Store, opts ...Option) (*Pacer, error) {
 	if s == nil {
 		return nil, errors.New("redispacer: nil store")
 	}
@@ -67,11 +67,11 @@ func New(s *redisfrontier.Store, opts ...Option) (*Pacer, error) {
 }
 
 // Store returns the store the Pacer keeps its state in.
-func (p *Pacer) Store() *redisfrontier.Store { return p.s }
+func (p *Pacer) Store() *redisstore.Store { return p.s }
 
 // ReadyKeyPrefix returns the prefix of the hashes whose "ready" field holds
 // each authority's ready time, for heed's Redis frontier (see
-// [redisfrontier.StoredGate]).
+// [redisstore.StoredGate]).
 func (p *Pacer) ReadyKeyPrefix() string { return p.prefix + "a:" }
 
 func (p *Pacer) keys(authority string) []string {
@@ -81,7 +81,7 @@ func (p *Pacer) keys(authority string) []string {
 // run runs a script with the common arguments (offset, floor, cap) through
 // the store's retries.
 func (p *Pacer) run(ctx context.Context, op string, sc *redis.Script, authority string, args ...any) ([]int64, error) {
-	argv := append([]any{p.s.OffsetMicros(), redisfrontier.Micros(p.cfg.Floor), redisfrontier.Micros(p.cfg.MaxCrawlDelay)}, args...)
+	argv := append([]any{p.s.OffsetMicros(), redisstore.Micros(p.cfg.Floor), redisstore.Micros(p.cfg.MaxCrawlDelay)}, args...)
 	var out []int64
 	err := p.s.Do(ctx, op, func(ctx context.Context) error {
 		var err error
@@ -113,7 +113,7 @@ func (p *Pacer) tooLong(authority string, cd int64) *politeness.DelayTooLongErro
 // ReadyAt has no context: it waits at most 2 s for Redis and then answers
 // the zero time (ready now) and logs, since TryAcquire still has the last
 // word. heed's Redis frontier does not call it: it reads the same time
-// inside its own script (see [redisfrontier.StoredGate]).
+// inside its own script (see [redisstore.StoredGate]).
 func (p *Pacer) ReadyAt(authority string) time.Time {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
@@ -122,7 +122,7 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 		p.cfg.Log().Warn("redispacer: ReadyAt could not read the pacing; answering ready now", "authority", authority, "error", err.Error())
 		return time.Time{}
 	}
-	return redisfrontier.LocalTime(r[0], r[1])
+	return redisstore.LocalTime(r[0], r[1])
 }
 
 // TryAcquire books a request start to authority now if its pacing allows
@@ -139,7 +139,7 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 // [*politeness.DelayTooLongError] and nothing is booked.
 //
 // If Redis cannot be reached within the store's retry budget, err wraps
-// [redisfrontier.ErrUnavailable] and nothing is booked: the caller should
+// [redisstore.ErrUnavailable] and nothing is booked: the caller should
 // put the request back rather than fetch it.
 func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err error) {
 	return p.tryAcquire(context.Background(), authority)
@@ -147,7 +147,7 @@ func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err er
 
 func (p *Pacer) tryAcquire(ctx context.Context, authority string) (bool, time.Time, error) {
 	token := p.id + "." + strconv.FormatUint(p.tokens.Add(1), 10)
-	r, err := p.run(ctx, "acquire", tryScript, authority, p.cfg.Concurrency, token, redisfrontier.Micros(p.cfg.slotTimeout))
+	r, err := p.run(ctx, "acquire", tryScript, authority, p.cfg.Concurrency, token, redisstore.Micros(p.cfg.slotTimeout))
 	if err != nil {
 		return false, time.Time{}, err
 	}
@@ -160,14 +160,14 @@ func (p *Pacer) tryAcquire(ctx context.Context, authority string) (bool, time.Ti
 	case -1:
 		return false, time.Time{}, p.tooLong(authority, r[1])
 	}
-	return false, redisfrontier.LocalTime(r[1], r[2]), nil
+	return false, redisstore.LocalTime(r[1], r[2]), nil
 }
 
 // Wait blocks until it can book a request start to authority, exactly as
 // TryAcquire would, or until ctx is done. It returns nil once the start is
 // booked (the caller then calls Release), ctx's error if ctx ends first,
 // the [*politeness.DelayTooLongError] of an excluded authority, or an
-// error wrapping [redisfrontier.ErrUnavailable]. It polls Redis at the
+// error wrapping [redisstore.ErrUnavailable]. It polls Redis at the
 // retry times TryAcquire gives, and every 50 ms while the authority waits
 // for a release.
 func (p *Pacer) Wait(ctx context.Context, authority string) error {
@@ -245,7 +245,7 @@ func (p *Pacer) Release(authority string, fb politeness.Feedback) {
 		pause = p.cfg.MaxPause
 	}
 	_, err := p.run(context.Background(), "release", releaseScript, authority, token, o,
-		redisfrontier.Micros(pause), redisfrontier.Micros(p.cfg.BackoffBase), redisfrontier.Micros(p.cfg.BackoffMax))
+		redisstore.Micros(pause), redisstore.Micros(p.cfg.BackoffBase), redisstore.Micros(p.cfg.BackoffMax))
 	if err != nil {
 		p.cfg.Log().Error("redispacer: release lost; the slot frees itself after the slot timeout",
 			"authority", authority, "slot_timeout", p.cfg.slotTimeout, "error", err.Error())
@@ -258,13 +258,13 @@ func (p *Pacer) Release(authority string, fb politeness.Feedback) {
 // start and release on; above the cap it returns a
 // [*politeness.DelayTooLongError] and the authority is excluded until a
 // later call within the cap. A negative d is an error and changes nothing.
-// It fails with an error wrapping [redisfrontier.ErrUnavailable] if Redis
+// It fails with an error wrapping [redisstore.ErrUnavailable] if Redis
 // cannot be reached within the store's retry budget.
 func (p *Pacer) SetCrawlDelay(authority string, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("redispacer: negative crawl-delay %v for %s", d, authority)
 	}
-	r, err := p.run(context.Background(), "crawl-delay", delayScript, authority, redisfrontier.Micros(d))
+	r, err := p.run(context.Background(), "crawl-delay", delayScript, authority, redisstore.Micros(d))
 	if err != nil {
 		return err
 	}
@@ -285,9 +285,9 @@ func (p *Pacer) State(ctx context.Context, authority string) (politeness.Authori
 	}
 	now := r[0]
 	return politeness.AuthorityState{
-		LastStart:   redisfrontier.LocalTime(r[1], now),
-		LastRelease: redisfrontier.LocalTime(r[2], now),
-		PausedUntil: redisfrontier.LocalTime(r[3], now),
+		LastStart:   redisstore.LocalTime(r[1], now),
+		LastRelease: redisstore.LocalTime(r[2], now),
+		PausedUntil: redisstore.LocalTime(r[3], now),
 		CrawlDelay:  micros(r[4]),
 		Excluded:    micros(r[4]) > p.cfg.MaxCrawlDelay,
 		Failures:    int(r[5]),

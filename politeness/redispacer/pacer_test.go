@@ -13,17 +13,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedcrawl/heed/frontier/redisfrontier"
-	"github.com/heedcrawl/heed/frontier/redisfrontier/redistest"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/politeness/redispacer"
+	"github.com/heedcrawl/heed/redisstore"
+	"github.com/heedcrawl/heed/redisstore/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
 var (
-	_ middleware.Pacer         = (*redispacer.Pacer)(nil)
-	_ redisfrontier.StoredGate = (*redispacer.Pacer)(nil)
+	_ middleware.Pacer      = (*redispacer.Pacer)(nil)
+	_ redisstore.StoredGate = (*redispacer.Pacer)(nil)
 )
 
 var prefixes atomic.Int64
@@ -53,10 +53,10 @@ func newEnv(t *testing.T) *env {
 	return &env{t: t, srv: srv, rdb: srv.Client(t), prefix: newPrefix()}
 }
 
-func (e *env) store(opts ...redisfrontier.StoreOption) *redisfrontier.Store {
+func (e *env) store(opts ...redisstore.StoreOption) *redisstore.Store {
 	e.t.Helper()
-	opts = append([]redisfrontier.StoreOption{redisfrontier.WithTimeOffset(e.clk.offset)}, opts...)
-	s, err := redisfrontier.NewStore(e.rdb, e.prefix, opts...)
+	opts = append([]redisstore.StoreOption{redisstore.WithTimeOffset(e.clk.offset)}, opts...)
+	s, err := redisstore.NewStore(e.rdb, e.prefix, opts...)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -316,6 +316,9 @@ func TestNewRefusesNonsense(t *testing.T) {
 	if _, err := redispacer.New(e.store(), redispacer.WithPacing(politeness.WithClock(clk))); err == nil {
 		t.Error("New accepted politeness.WithClock; the fleet paces on Redis's clock")
 	}
+	if _, err := redispacer.New(e.store(), redispacer.WithPacing(politeness.WithAutoThrottle(politeness.AutoThrottle{}))); err == nil {
+		t.Error("New accepted politeness.WithAutoThrottle, which the fleet pacer does not implement")
+	}
 }
 
 // WithPacing takes politeness's options, applied in order with the
@@ -338,14 +341,14 @@ func TestWithPacing(t *testing.T) {
 // Wait gives up with the context.
 func TestRedisDown(t *testing.T) {
 	e := newEnv(t)
-	p, err := redispacer.New(e.store(redisfrontier.WithRetryFor(100*time.Millisecond), redisfrontier.WithLogger(slog.New(slog.DiscardHandler))),
+	p, err := redispacer.New(e.store(redisstore.WithRetryFor(100*time.Millisecond), redisstore.WithLogger(slog.New(slog.DiscardHandler))),
 		redispacer.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	e.srv.Stop()
-	if ok, _, err := p.TryAcquire(site); ok || !errors.Is(err, redisfrontier.ErrUnavailable) {
+	if ok, _, err := p.TryAcquire(site); ok || !errors.Is(err, redisstore.ErrUnavailable) {
 		t.Errorf("TryAcquire with Redis down = %v, %v; want ErrUnavailable", ok, err)
 	}
 	p.Release(site, politeness.Feedback{Status: 200}) // logs, does not block for long or panic

@@ -2,9 +2,8 @@ package redispacer
 
 import (
 	"context"
-	"time"
 
-	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/redisstore"
 )
 
 // renewBatch bounds the slots renewed by one script call.
@@ -15,20 +14,9 @@ const renewBatch = 500
 // process.
 func (p *Pacer) renewLoop(ctx context.Context) {
 	defer p.bg.Done()
-	t := time.NewTicker(p.cfg.slotTimeout / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		rctx, cancel := context.WithTimeout(ctx, p.cfg.slotTimeout/3)
-		if err := p.Renew(rctx); err != nil && ctx.Err() == nil {
-			p.cfg.Log().Warn("redispacer: slot renewal failed", "error", err.Error())
-		}
-		cancel()
-	}
+	redisstore.RenewEvery(ctx, p.cfg.slotTimeout/3, p.Renew, func(err error) {
+		p.cfg.Log().Warn("redispacer: slot renewal failed", "error", err.Error())
+	})
 }
 
 // Renew extends every slot this Pacer holds (starts booked and not yet
@@ -50,7 +38,7 @@ func (p *Pacer) Renew(ctx context.Context) error {
 	p.mu.Unlock()
 	for start := 0; start < len(keys); start += renewBatch {
 		end := min(start+renewBatch, len(keys))
-		args := []any{p.s.OffsetMicros(), redisfrontier.Micros(p.cfg.slotTimeout)}
+		args := []any{p.s.OffsetMicros(), redisstore.Micros(p.cfg.slotTimeout)}
 		for _, tok := range tokens[start:end] {
 			args = append(args, tok)
 		}

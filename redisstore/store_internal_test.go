@@ -1,4 +1,4 @@
-package redisfrontier
+package redisstore
 
 import (
 	"context"

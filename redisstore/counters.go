@@ -1,4 +1,4 @@
-package redisfrontier
+package redisstore
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func (c *Counters) Fetched(ctx context.Context, authority string, status int, by
 // Skipped counts one skip-log record of the authority with the reason.
 func (c *Counters) Skipped(ctx context.Context, authority, reason string) error {
 	if reason == "" {
-		return errors.New("redisfrontier: Skipped without a reason")
+		return errors.New("redisstore: Skipped without a reason")
 	}
 	return c.update(ctx, "count skipped", authority, func(p redis.Pipeliner, key string) {
 		p.HIncrBy(ctx, key, skipPrefix+reason, 1)
@@ -61,7 +61,7 @@ func (c *Counters) Skipped(ctx context.Context, authority, reason string) error 
 // Add adds n to the crawl-wide counter name.
 func (c *Counters) Add(ctx context.Context, name string, n int64) error {
 	if name == "" {
-		return errors.New("redisfrontier: Add without a counter name")
+		return errors.New("redisstore: Add without a counter name")
 	}
 	return c.s.Do(ctx, "count", func(ctx context.Context) error {
 		return c.s.rdb.HIncrBy(ctx, c.totalKey(), namedPrefix+name, n).Err()

@@ -1,11 +1,11 @@
-package redisfrontier_test
+package redisstore_test
 
 import (
 	"context"
 	"sync"
 	"testing"
 
-	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/redisstore"
 )
 
 // Counters from several processes add up.
@@ -16,7 +16,7 @@ func TestCountersAggregate(t *testing.T) {
 	const procs, pages = 4, 50
 	var wg sync.WaitGroup
 	for p := 0; p < procs; p++ {
-		c := redisfrontier.NewCounters(newStore(t, rdb, prefix))
+		c := redisstore.NewCounters(newStore(t, rdb, prefix))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -45,7 +45,7 @@ func TestCountersAggregate(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	tot, err := redisfrontier.NewCounters(newStore(t, rdb, prefix)).Read(ctx)
+	tot, err := redisstore.NewCounters(newStore(t, rdb, prefix)).Read(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestCountersAggregate(t *testing.T) {
 	if len(tot.Authorities) != 2 {
 		t.Errorf("authorities = %v", tot.Authorities)
 	}
-	c := redisfrontier.NewCounters(newStore(t, rdb, prefix))
+	c := redisstore.NewCounters(newStore(t, rdb, prefix))
 	if c.Skipped(ctx, "x", "") == nil || c.Add(ctx, "", 1) == nil {
 		t.Error("a counter without a name was accepted")
 	}

@@ -25,10 +25,12 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/heedcrawl/heed/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -253,4 +255,23 @@ func (s *Server) Client(tb testing.TB) *redis.Client {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr})
 	tb.Cleanup(func() { c.Close() })
 	return c
+}
+
+var prefixes atomic.Int64
+
+// Prefix returns a key prefix no other caller of this process uses, so
+// that the tests sharing one server keep out of each other's keys.
+func Prefix() string {
+	return fmt.Sprintf("heedtest:%d:%d:", time.Now().UnixNano()%1e6, prefixes.Add(1))
+}
+
+// Store returns a store of rdb under prefix, failing the test if it
+// cannot be made.
+func Store(tb testing.TB, rdb redis.UniversalClient, prefix string, opts ...redisstore.StoreOption) *redisstore.Store {
+	tb.Helper()
+	s, err := redisstore.NewStore(rdb, prefix, opts...)
+	if err != nil {
+		tb.Fatalf("redistest: NewStore: %v", err)
+	}
+	return s
 }

@@ -11,55 +11,8 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
-	"github.com/heedcrawl/heed/frontier/redisfrontier"
-	"github.com/redis/go-redis/v9"
+	"github.com/heedcrawl/heed/redisstore"
 )
-
-func TestNewStoreRefusesBadPrefixes(t *testing.T) {
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-	defer rdb.Close()
-	for _, p := range []string{"", "has space:", "tab\t", "nl\n", strings.Repeat("x", 201)} {
-		if _, err := redisfrontier.NewStore(rdb, p); err == nil {
-			t.Errorf("NewStore(%q) succeeded", p)
-		}
-	}
-	if _, err := redisfrontier.NewStore(nil, "heed:"); err == nil {
-		t.Error("NewStore with a nil client succeeded")
-	}
-	if _, err := redisfrontier.NewStore(rdb, "heed:", redisfrontier.WithRetryFor(-time.Second)); err == nil {
-		t.Error("NewStore with a negative retry budget succeeded")
-	}
-	s, err := redisfrontier.NewStore(rdb, "heed:crawl:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Key("f:seen") != "heed:crawl:f:seen" || s.Prefix() != "heed:crawl:" {
-		t.Errorf("Key = %q, Prefix = %q", s.Key("f:seen"), s.Prefix())
-	}
-}
-
-// Reset deletes its crawl's keys and no other's, even when the prefix has
-// characters that SCAN's pattern treats specially.
-func TestResetDeletesOnlyItsCrawl(t *testing.T) {
-	_, rdb := startRedis(t)
-	ctx := context.Background()
-	for _, keep := range []string{"other:f:seen", "crawlX:k", "crawl:k"} {
-		rdb.Set(ctx, keep, "1", 0)
-	}
-	s := newStore(t, rdb, "crawl*[?]:")
-	f := newFrontier(t, s)
-	push(t, f, "http://a.example/1", "http://b.example/1")
-	next(t, f)
-	f.Close()
-	n, err := s.Reset(ctx)
-	if err != nil || n == 0 {
-		t.Fatalf("Reset = %d, %v", n, err)
-	}
-	keys, _ := rdb.Keys(ctx, "*").Result()
-	if len(keys) != 3 {
-		t.Errorf("keys left after Reset: %q; want the 3 of other crawls", keys)
-	}
-}
 
 // syncBuffer is a log destination safe for concurrent writes.
 type syncBuffer struct {
@@ -87,7 +40,7 @@ func TestRedisDownThenBack(t *testing.T) {
 	srv, rdb := startRedis(t)
 	var logs syncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	s := newStore(t, rdb, newPrefix(t), redisfrontier.WithLogger(log), redisfrontier.WithRetryFor(300*time.Millisecond))
+	s := newStore(t, rdb, newPrefix(t), redisstore.WithLogger(log), redisstore.WithRetryFor(300*time.Millisecond))
 	f := newFrontier(t, s)
 	push(t, f, "http://a.example/1")
 	leased := next(t, f)
@@ -96,16 +49,16 @@ func TestRedisDownThenBack(t *testing.T) {
 	req := &frontier.Request{URL: "http://a.example/2", Meta: map[string]string{"k": "v"}}
 	start := time.Now()
 	res, err := f.Push(context.Background(), req)
-	if res != frontier.Rejected || !errors.Is(err, redisfrontier.ErrUnavailable) {
+	if res != frontier.Rejected || !errors.Is(err, redisstore.ErrUnavailable) {
 		t.Fatalf("Push with Redis down = %v, %v; want rejected with ErrUnavailable", res, err)
 	}
 	if waited := time.Since(start); waited < 300*time.Millisecond {
 		t.Errorf("Push gave up after %v; want the 300ms retry budget", waited)
 	}
-	if err := f.Done(context.Background(), leased); !errors.Is(err, redisfrontier.ErrUnavailable) {
+	if err := f.Done(context.Background(), leased); !errors.Is(err, redisstore.ErrUnavailable) {
 		t.Fatalf("Done with Redis down: %v; want ErrUnavailable", err)
 	}
-	if _, err := nextErr(f, failsafe); !errors.Is(err, redisfrontier.ErrUnavailable) {
+	if _, err := nextErr(f, failsafe); !errors.Is(err, redisstore.ErrUnavailable) {
 		t.Fatalf("Next with Redis down: %v; want ErrUnavailable", err)
 	}
 	// A context that ends first ends the retries.

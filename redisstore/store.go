@@ -1,4 +1,4 @@
-package redisfrontier
+package redisstore
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"unicode"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/heedcrawl/heed/frontier"
 )
 
 // ErrUnavailable is wrapped by the error of a call that gave up because
@@ -22,7 +24,7 @@ import (
 // still loading its data) for longer than the store's retry budget
 // ([WithRetryFor]). Nothing the caller passed was taken over: a Push that
 // fails with it did not queue the request, and the caller still owns it.
-var ErrUnavailable = errors.New("redisfrontier: redis unavailable")
+var ErrUnavailable = errors.New("redisstore: redis unavailable")
 
 // Defaults of a Store made by [NewStore] without options.
 const (
@@ -34,10 +36,11 @@ const (
 )
 
 // Retry backoff while Redis is unreachable: from the first to the largest
-// pause, doubling.
+// pause, doubling. The store's calls use it, and so do the loops of its
+// users that wait for Redis on their own (a lost subscription).
 const (
-	retryFirst = 50 * time.Millisecond
-	retryMax   = 2 * time.Second
+	RetryFirst = 50 * time.Millisecond
+	RetryMax   = 2 * time.Second
 	// minAttempt is the least time one attempt is given, however little
 	// of the budget is left.
 	minAttempt = time.Second
@@ -98,7 +101,7 @@ func WithTimeOffset(f func() time.Duration) StoreOption {
 // prefix, which Redis Cluster does not allow across slots.
 func NewStore(rdb redis.UniversalClient, prefix string, opts ...StoreOption) (*Store, error) {
 	if rdb == nil {
-		return nil, errors.New("redisfrontier: nil redis client")
+		return nil, errors.New("redisstore: nil redis client")
 	}
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
@@ -110,7 +113,7 @@ func NewStore(rdb redis.UniversalClient, prefix string, opts ...StoreOption) (*S
 		}
 	}
 	if s.retryFor < 0 {
-		return nil, fmt.Errorf("redisfrontier: negative retry budget %v", s.retryFor)
+		return nil, fmt.Errorf("redisstore: negative retry budget %v", s.retryFor)
 	}
 	return s, nil
 }
@@ -118,11 +121,11 @@ func NewStore(rdb redis.UniversalClient, prefix string, opts ...StoreOption) (*S
 func checkPrefix(p string) error {
 	switch {
 	case p == "":
-		return errors.New("redisfrontier: empty key prefix")
+		return errors.New("redisstore: empty key prefix")
 	case len(p) > maxPrefix:
-		return fmt.Errorf("redisfrontier: key prefix longer than %d bytes", maxPrefix)
+		return fmt.Errorf("redisstore: key prefix longer than %d bytes", maxPrefix)
 	case strings.IndexFunc(p, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
-		return fmt.Errorf("redisfrontier: key prefix %q has a space or control character", p)
+		return fmt.Errorf("redisstore: key prefix %q has a space or control character", p)
 	}
 	return nil
 }
@@ -201,7 +204,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // documentation says.
 func (s *Store) Do(ctx context.Context, op string, fn func(ctx context.Context) error) error {
 	start := time.Now()
-	wait := retryFirst
+	wait := RetryFirst
 	for {
 		// An attempt may not outlast the budget by much, whatever the
 		// client's own retries and timeouts would make of it.
@@ -215,21 +218,21 @@ func (s *Store) Do(ctx context.Context, op string, fn func(ctx context.Context) 
 			return err
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("redisfrontier: %s: %w (while redis was unavailable: %v)", op, ctx.Err(), err)
+			return fmt.Errorf("redisstore: %s: %w (while redis was unavailable: %v)", op, ctx.Err(), err)
 		}
 		s.markDown(op, err)
 		left := s.retryFor - time.Since(start)
 		if left <= 0 {
-			return fmt.Errorf("redisfrontier: %s: %w: %w", op, ErrUnavailable, err)
+			return fmt.Errorf("redisstore: %s: %w: %w", op, ErrUnavailable, err)
 		}
 		t := time.NewTimer(min(wait, left))
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("redisfrontier: %s: %w (while redis was unavailable: %v)", op, ctx.Err(), err)
+			return fmt.Errorf("redisstore: %s: %w (while redis was unavailable: %v)", op, ctx.Err(), err)
 		case <-t.C:
 		}
-		wait = min(2*wait, retryMax)
+		wait = min(2*wait, RetryMax)
 	}
 }
 
@@ -262,7 +265,12 @@ func isReply(err error) bool {
 	return errors.As(err, &re)
 }
 
-func (s *Store) logger() *slog.Logger {
+// RetryFor returns the store's retry budget ([WithRetryFor]).
+func (s *Store) RetryFor() time.Duration { return s.retryFor }
+
+// Logger returns the logger of the store's crawl: [WithLogger]'s, or
+// slog.Default().
+func (s *Store) Logger() *slog.Logger {
 	if s.log != nil {
 		return s.log
 	}
@@ -276,7 +284,7 @@ func (s *Store) markDown(op string, err error) {
 		return
 	}
 	s.down, s.downSince = true, time.Now()
-	s.logger().Warn("redis unreachable; retrying with backoff",
+	s.Logger().Warn("redis unreachable; retrying with backoff",
 		"prefix", s.prefix, "op", op, "error", err.Error(), "retry_for", s.retryFor)
 }
 
@@ -287,7 +295,7 @@ func (s *Store) markUp() {
 		return
 	}
 	s.down = false
-	s.logger().Info("redis reachable again", "prefix", s.prefix, "down_for", time.Since(s.downSince).Round(time.Millisecond))
+	s.Logger().Info("redis reachable again", "prefix", s.prefix, "down_for", time.Since(s.downSince).Round(time.Millisecond))
 }
 
 // Reset deletes every key of the crawl, for tests and for starting a crawl
@@ -331,4 +339,25 @@ func globEscape(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// StoredGate is a [frontier.Gate] that keeps each authority's ready time in
+// the frontier's own Redis database, so that Next reads it inside its
+// script: picking a ready authority and leasing its request is then one
+// atomic step with no round trip per authority. heed's fleet-wide pacer,
+// politeness/redispacer.Pacer, is one.
+//
+// Given to a redisfrontier.Frontier with [frontier.WithGate] and made from the same
+// Store, it is read in Redis; any other Gate is asked in Go, one round trip
+// per candidate authority.
+type StoredGate interface {
+	frontier.Gate
+	// Store returns the store whose database holds the ready times.
+	Store() *Store
+	// ReadyKeyPrefix returns the prefix of the keys holding ready times:
+	// authority a's ready time is field "ready" of the hash at
+	// ReadyKeyPrefix()+a, an integer number of microseconds of the
+	// store's clock (Redis server time plus [Store.Offset]). A missing
+	// key or field, or a time not after now, means ready now.
+	ReadyKeyPrefix() string
 }

@@ -1,0 +1,59 @@
+package crawler
+
+import (
+	"time"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/politeness"
+)
+
+// WithStartLog makes the crawl keep the last n request starts of every
+// authority (politeness.WithStartLog), for a live view of the spacing:
+// read them with Live.Starts. The default, 0, keeps none. A crawl shared
+// through Redis paces in Redis and keeps none.
+func WithStartLog(n int) Option { return func(c *config) { c.startLog = n } }
+
+// Live is a read-only view of a running crawl's queue and pacing, for
+// dashboards such as heed's ui package; the counts are in Stats. Every
+// method is safe for concurrent use, changes nothing, and costs the crawl
+// one lock of the part it reads for as long as the copy takes.
+type Live struct {
+	front frontier.Frontier
+	pacer *politeness.Pacer
+}
+
+// Live returns the view of the crawl Run is running (or has run), or nil
+// before Run has wired it.
+func (c *Crawler) Live() *Live { return c.live.Load() }
+
+// Queue returns the frontier's counts, with the requests queued per
+// authority.
+func (l *Live) Queue() frontier.Stats { return l.front.Stats() }
+
+// Pacing returns the pacing state of every authority seen; nil for a
+// crawl shared through Redis, whose pacing is kept in Redis.
+func (l *Live) Pacing() map[string]politeness.AuthorityState {
+	if l.pacer == nil {
+		return nil
+	}
+	return l.pacer.Snapshot()
+}
+
+// ReadyAt returns the earliest time a request to authority may start
+// (politeness.Pacer.ReadyAt); the zero time for a crawl shared through
+// Redis.
+func (l *Live) ReadyAt(authority string) time.Time {
+	if l.pacer == nil {
+		return time.Time{}
+	}
+	return l.pacer.ReadyAt(authority)
+}
+
+// Starts returns the latest request starts per authority, oldest first,
+// when the crawl keeps a start log (WithStartLog); nil otherwise.
+func (l *Live) Starts() map[string][]time.Time {
+	if l.pacer == nil {
+		return nil
+	}
+	return l.pacer.RecentStarts()
+}
