@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -10,24 +10,20 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/robots"
 )
 
-func init() { commands = append(commands, robotsCommand) }
-
-func robotsCommand(stdout, stderr io.Writer) *cobra.Command {
+func (a *App) robotsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "robots",
 		Short: "Check URLs against robots.txt and lint robots.txt files",
 	}
-	cmd.AddCommand(robotsCheckCommand(stdout, stderr), robotsLintCommand(stdout, stderr))
+	cmd.AddCommand(a.robotsCheckCommand(), a.robotsLintCommand())
 	return cmd
 }
 
@@ -46,10 +42,12 @@ type checkResult struct {
 	Error        string   `json:"error,omitempty"`
 }
 
-func robotsCheckCommand(stdout, stderr io.Writer) *cobra.Command {
-	var agent, source, userAgent string
+func (a *App) robotsCheckCommand() *cobra.Command {
+	stdout := a.stdout
+	var af agentFlags
+	var tf timeoutFlag
+	var source string
 	var asJSON bool
-	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "check --agent TOKEN [--robots FILE_OR_URL] URL...",
 		Short: "Say whether robots.txt allows each URL for a product token, and which line decided",
@@ -64,20 +62,14 @@ Exit status: 0 when every URL is allowed, 1 when at least one is not,
 		Example: `  heed robots check --agent ExampleBot https://example.com/private/page
   heed robots check --agent ExampleBot --robots robots.txt --json /a /b?q=1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if agent == "" {
-				return usageError("--agent is required")
-			}
-			if !robots.ValidProductToken(agent) {
-				return usageError("%q is not a product token (letters, '-' and '_' only)", agent)
+			if err := firstError(af.check(), tf.check()); err != nil {
+				return err
 			}
 			if len(args) == 0 {
 				return usageError("check needs at least one URL")
 			}
-			if userAgent == "" {
-				userAgent = crawler.DefaultUserAgent(agent)
-			}
-			fetch := &middleware.HTTPFetcher{Client: &http.Client{Timeout: timeout}, UserAgent: userAgent}
-			results, err := robotsCheck(cmd.Context(), agent, source, args, fetch)
+			fetch := &middleware.HTTPFetcher{Client: &http.Client{Timeout: tf.timeout}, UserAgent: af.effectiveUserAgent()}
+			results, err := robotsCheck(cmd.Context(), af.agent, source, args, fetch)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -101,11 +93,10 @@ Exit status: 0 when every URL is allowed, 1 when at least one is not,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&agent, "agent", "", "product token whose group applies (required)")
+	af.register(fl, a.agentDefault())
+	tf.register(fl)
 	fl.StringVar(&source, "robots", "", "check against this robots.txt (file path or URL) instead of each URL's own")
-	fl.StringVar(&userAgent, "user-agent", "", "User-Agent header for fetches (default: a compatible string naming the token)")
 	fl.BoolVar(&asJSON, "json", false, "one JSON object per line per URL")
-	fl.DurationVar(&timeout, "timeout", 30*time.Second, "timeout of one robots.txt fetch")
 	return cmd
 }
 
@@ -227,9 +218,10 @@ func loadRobots(ctx context.Context, source string, fetch middleware.Fetcher) (*
 	return &middleware.RobotsFetch{URL: source, FinalURL: source, Status: 200, State: middleware.RobotsAvailable, Body: body}, nil
 }
 
-func robotsLintCommand(stdout, stderr io.Writer) *cobra.Command {
+func (a *App) robotsLintCommand() *cobra.Command {
+	stdout := a.stdout
 	var asJSON bool
-	var timeout time.Duration
+	var tf timeoutFlag
 	cmd := &cobra.Command{
 		Use:   "lint FILE_OR_URL",
 		Short: "Report the traps in a robots.txt file, with line numbers",
@@ -248,7 +240,10 @@ or I/O errors.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fetch := &middleware.HTTPFetcher{Client: &http.Client{Timeout: timeout}, UserAgent: "heed-lint (+https://github.com/heedcrawl/heed)"}
+			if err := tf.check(); err != nil {
+				return err
+			}
+			fetch := &middleware.HTTPFetcher{Client: &http.Client{Timeout: tf.timeout}, UserAgent: "heed-lint (+https://github.com/heedcrawl/heed)"}
 			rf, err := loadRobots(cmd.Context(), args[0], fetch)
 			if err != nil {
 				return &exitError{code: 2, err: err}
@@ -283,6 +278,6 @@ or I/O errors.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per finding")
-	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "timeout when fetching a URL")
+	tf.register(cmd.Flags())
 	return cmd
 }

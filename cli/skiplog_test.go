@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 
 func copyFixture(t *testing.T, dir, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "skiplog", "testdata", "merge", name))
+	b, err := os.ReadFile(filepath.Join("..", "skiplog", "testdata", "merge", name))
 	if err != nil {
 		t.Fatal(err)
 	}

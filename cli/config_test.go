@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"reflect"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestParseConfig(t *testing.T) {
-	flags := crawlCommand(nil, nil).Flags()
+	flags := New("heed").crawlCommand().Flags()
 	for _, tt := range []struct {
 		name, in string
 		want     map[string][]string
@@ -53,7 +53,7 @@ func FuzzParseConfig(f *testing.F) {
 	for _, s := range []string{"", "agent: HeedBot\n", "urls: [a, b]\ndelay: 1s\n", "allow-domain:\n - x\n - y\n", "- a\n", "a: &x [1]\nb: *x\n", "{agent: X, delay: 1s}", "agent: !!binary aGVsbG8=\n"} {
 		f.Add([]byte(s))
 	}
-	flags := crawlCommand(nil, nil).Flags()
+	flags := New("heed").crawlCommand().Flags()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := parseConfig(data, flags)
 		if err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -14,9 +14,8 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 )
 
-func init() { commands = append(commands, statusCommand) }
-
-func statusCommand(stdout, stderr io.Writer) *cobra.Command {
+func (a *App) statusCommand() *cobra.Command {
+	stdout := a.stdout
 	var dir string
 	var asJSON bool
 	cmd := &cobra.Command{

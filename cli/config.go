@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -19,10 +19,17 @@ import (
 const configURLsKey = "urls"
 
 // crawlConfig is a parsed config file: flag names to their values (a
-// list for repeatable flags), and the seeds.
+// list for repeatable flags) and the line each is on, and the seeds.
 type crawlConfig struct {
+	path   string
 	values map[string][]string
+	lines  map[string]int
 	urls   []string
+	set    map[string]bool // the flags the file set (the command line gave no value)
+}
+
+func newConfig() *crawlConfig {
+	return &crawlConfig{values: map[string][]string{}, lines: map[string]int{}, set: map[string]bool{}}
 }
 
 // parseConfig reads a YAML config file for `heed crawl`. Its keys are the
@@ -35,21 +42,21 @@ func parseConfig(data []byte, flags *pflag.FlagSet) (*crawlConfig, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return &crawlConfig{values: map[string][]string{}}, nil
+			return newConfig(), nil
 		}
 		return nil, err
 	}
 	if len(doc.Content) == 0 {
-		return &crawlConfig{values: map[string][]string{}}, nil
+		return newConfig(), nil
 	}
 	root := doc.Content[0]
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return &crawlConfig{values: map[string][]string{}}, nil
+		return newConfig(), nil
 	}
 	if root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: the file must be a mapping of settings (key: value)", root.Line)
 	}
-	cfg := &crawlConfig{values: map[string][]string{}}
+	cfg := newConfig()
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
@@ -61,6 +68,11 @@ func parseConfig(data []byte, flags *pflag.FlagSet) (*crawlConfig, error) {
 			return nil, fmt.Errorf("line %d: %s: %w", v.Line, key, err)
 		}
 		if key == configURLsKey {
+			for i, u := range vals {
+				if err := checkSeed(u); err != nil {
+					return nil, fmt.Errorf("line %d: urls: %v", valueLine(v, i), err)
+				}
+			}
 			cfg.urls = append(cfg.urls, vals...)
 			continue
 		}
@@ -75,8 +87,17 @@ func parseConfig(data []byte, flags *pflag.FlagSet) (*crawlConfig, error) {
 			return nil, fmt.Errorf("line %d: %s takes one value, not a list", v.Line, key)
 		}
 		cfg.values[key] = vals
+		cfg.lines[key] = v.Line
 	}
 	return cfg, nil
+}
+
+// valueLine is the line of the i-th value of a value or list.
+func valueLine(v *yaml.Node, i int) int {
+	if v.Kind == yaml.SequenceNode && i < len(v.Content) {
+		return v.Content[i].Line
+	}
+	return v.Line
 }
 
 // scalars returns a value or a list of values as strings.
@@ -101,20 +122,21 @@ func scalars(n *yaml.Node) ([]string, error) {
 }
 
 // applyConfig reads --config, if given, and sets every flag the command
-// line did not; the file's urls are the seeds when the command line gives
-// none. It returns the seeds to crawl.
-func (j *jobFlags) applyConfig(cmd *cobra.Command, args []string) ([]string, error) {
-	if j.config == "" {
-		return args, nil
+// line did not. It returns the file's settings (nil without --config):
+// its urls are the seeds when the command line gives none.
+func (f *crawlFlags) applyConfig(cmd *cobra.Command) (*crawlConfig, error) {
+	if f.config == "" {
+		return nil, nil
 	}
-	data, err := os.ReadFile(j.config)
+	data, err := os.ReadFile(f.config)
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("--config: %w", err)}
 	}
 	cfg, err := parseConfig(data, cmd.Flags())
 	if err != nil {
-		return nil, usageError("--config %s: %v", j.config, err)
+		return nil, usageError("--config %s: %v", f.config, err)
 	}
+	cfg.path = f.config
 	keys := make([]string, 0, len(cfg.values))
 	for k := range cfg.values {
 		keys = append(keys, k)
@@ -125,14 +147,21 @@ func (j *jobFlags) applyConfig(cmd *cobra.Command, args []string) ([]string, err
 		if fl.Changed {
 			continue // the command line wins
 		}
+		cfg.set[k] = true
 		for _, v := range cfg.values[k] {
 			if err := cmd.Flags().Set(k, v); err != nil {
-				return nil, usageError("--config %s: %s: %v", j.config, k, err)
+				return nil, usageError("--config %s: line %d: %s: %v", f.config, cfg.lines[k], k, err)
 			}
 		}
 	}
-	if len(args) == 0 {
-		args = cfg.urls
+	return cfg, nil
+}
+
+// locate names the config file's line in the error of a value it set.
+func (cfg *crawlConfig) locate(err error) error {
+	var fe *flagError
+	if cfg == nil || !errors.As(err, &fe) || !cfg.set[fe.flag] {
+		return err
 	}
-	return args, nil
+	return usageError("--config %s: line %d: %s: %s: %s", cfg.path, cfg.lines[fe.flag], fe.flag, fe.value, fe.want)
 }

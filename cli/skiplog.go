@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -11,18 +11,17 @@ import (
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-func init() { commands = append(commands, skiplogCommand) }
-
-func skiplogCommand(stdout, stderr io.Writer) *cobra.Command {
+func (a *App) skiplogCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "skiplog",
 		Short: "Work with skip logs, the record of every URL a crawl did not fetch",
 	}
-	cmd.AddCommand(skiplogMergeCommand(stdout, stderr))
+	cmd.AddCommand(a.skiplogMergeCommand())
 	return cmd
 }
 
-func skiplogMergeCommand(stdout, stderr io.Writer) *cobra.Command {
+func (a *App) skiplogMergeCommand() *cobra.Command {
+	stdout, stderr := a.stdout, a.stderr
 	var out string
 	cmd := &cobra.Command{
 		Use:   "merge OUT IN... | merge --out OUT IN...",

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -40,22 +40,41 @@ func defaultCrawlID(agent string, seeds, sitemaps []string) string {
 	return agent + "-" + hex.EncodeToString(sum[:6])
 }
 
-// setupFleet adds the options of --redis and gives the process a skip log
-// of its own unless --skiplog names one. It returns the function that
-// closes the Redis client after the run.
-func (f *crawlFlags) setupFleet(seeds []string, opts *[]crawler.Option, stderr io.Writer) (func(), error) {
+// checkFleet refuses --redis settings that cannot work and names the
+// process's own skip log, before anything is opened.
+func (f *crawlFlags) checkFleet() error {
 	ff := &f.fleet
 	if ff.url == "" {
 		if ff.crawlID != "" {
-			return nil, usageError("--crawl-id needs --redis")
+			return usageError("--crawl-id needs --redis")
 		}
-		return func() {}, nil
+		return nil
 	}
 	if f.state != "" {
-		return nil, usageError("--redis with --state: a shared crawl keeps its state in Redis")
+		return usageError("--redis with --state: a shared crawl keeps its state in Redis")
 	}
 	if ff.lease <= 0 {
-		return nil, usageError("--lease-timeout must be positive")
+		return usageError("--lease-timeout must be positive")
+	}
+	if _, err := redis.ParseURL(ff.url); err != nil {
+		return usageError("--redis %s: %v", ff.url, err)
+	}
+	if !f.skiplogSet {
+		host, _ := os.Hostname()
+		if host == "" {
+			host = "host"
+		}
+		f.skiplog = fmt.Sprintf("skipped-%s-%d.jsonl", host, os.Getpid())
+	}
+	return nil
+}
+
+// setupFleet adds the options of --redis (checked by checkFleet). It
+// returns the function that closes the Redis client after the run.
+func (f *crawlFlags) setupFleet(seeds []string, opts *[]crawler.Option, stderr io.Writer) (func(), error) {
+	ff := &f.fleet
+	if ff.url == "" {
+		return func() {}, nil
 	}
 	opt, err := redis.ParseURL(ff.url)
 	if err != nil {
@@ -64,13 +83,6 @@ func (f *crawlFlags) setupFleet(seeds []string, opts *[]crawler.Option, stderr i
 	id := ff.crawlID
 	if id == "" {
 		id = defaultCrawlID(f.agent, seeds, f.sm.urls)
-	}
-	if !f.skiplogSet {
-		host, _ := os.Hostname()
-		if host == "" {
-			host = "host"
-		}
-		f.skiplog = fmt.Sprintf("skipped-%s-%d.jsonl", host, os.Getpid())
 	}
 	// go-redis logs every failed dial by itself; heed says once when Redis
 	// goes away and once when it is back, and go-redis's lines are kept

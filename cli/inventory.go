@@ -1,21 +1,19 @@
-package main
+package cli
 
 import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/heedcrawl/heed/crawler"
 )
-
-func init() { commands = append(commands, inventoryCommand) }
 
 // sitemapFlags are the sitemap settings of `heed crawl` (and, partly, of
 // `heed inventory`). The zero value is heed's default: no discovery.
@@ -27,13 +25,20 @@ type sitemapFlags struct {
 	noFallback bool
 }
 
-func (f *sitemapFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringArrayVar(&f.urls, "sitemap", nil, "read this sitemap (or index, text sitemap, feed) and crawl the pages it lists (repeatable)")
-	fl.BoolVar(&f.discover, "sitemaps", false, "also crawl the pages each host's sitemaps list: robots.txt Sitemap lines, else /sitemap.xml")
-	fl.BoolVar(&f.only, "sitemaps-only", false, "crawl only what sitemaps list: the URLs name sites whose sitemaps are read; no link is followed")
+// registerSources adds the flags that say which sitemaps to read.
+func (f *sitemapFlags) registerSources(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&f.urls, "sitemap", nil, "also read this sitemap (or index, text sitemap, feed) and take the pages it lists (repeatable)")
 	fl.StringVar(&f.since, "since", "", "only sitemap entries with lastmod at or after this date (2026-01-01 or RFC 3339); entries without lastmod are kept")
 	fl.BoolVar(&f.noFallback, "no-sitemap-fallback", false, "do not try /sitemap.xml when robots.txt lists no sitemap")
+}
+
+// register adds crawl's sitemap flags: the sources, discovery, and
+// crawling only what sitemaps list.
+func (f *sitemapFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	f.registerSources(fl)
+	fl.BoolVar(&f.discover, "sitemaps", false, "also crawl the pages each host's sitemaps list: robots.txt Sitemap lines, else /sitemap.xml")
+	fl.BoolVar(&f.only, "sitemaps-only", false, "crawl only what sitemaps list: the URLs name sites whose sitemaps are read; heed's page spider follows no link")
 }
 
 func (f *sitemapFlags) options() ([]crawler.Option, error) {
@@ -72,21 +77,17 @@ func parseSince(s string) (time.Time, error) {
 
 // inventoryFlags are the settings of `heed inventory`.
 type inventoryFlags struct {
-	agent      string
-	userAgent  string
-	format     string
-	out        string
-	skiplog    string
-	delay      time.Duration
-	timeout    time.Duration
-	robotsGive time.Duration
-	maxDelay   time.Duration
-	progress   string
-	verbose    bool
-	sm         sitemapFlags
+	agentFlags
+	timeoutFlag
+	paceFlags
+	reportFlags
+	formatFlag
+	out string
+	sm  sitemapFlags
 }
 
-func inventoryCommand(stdout, stderr io.Writer) *cobra.Command {
+func (a *App) inventoryCommand() *cobra.Command {
+	stdout, stderr := a.stdout, a.stderr
 	var f inventoryFlags
 	cmd := &cobra.Command{
 		Use:   "inventory URL... --agent TOKEN",
@@ -110,69 +111,82 @@ unreachable), 2 on usage or output errors, 130 when interrupted.`,
 		Example: `  heed inventory https://example.com/ --agent ExampleBot --format csv --out inventory.csv
   heed inventory https://example.com/ --agent ExampleBot --since 2026-01-01 > recent.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.agent == "" {
-				return usageError("--agent is required: the product token robots.txt rules are written for")
-			}
-			if len(args) == 0 && len(f.sm.urls) == 0 {
-				return usageError("inventory needs at least one site URL (or --sitemap)")
-			}
-			if !cmd.Flags().Changed("format") && strings.HasSuffix(strings.ToLower(f.out), ".csv") {
-				f.format = "csv"
-			}
-			if f.format != "jsonl" && f.format != "csv" {
-				return usageError("--format %q: want jsonl or csv", f.format)
+			if err := f.check(cmd, args); err != nil {
+				return err
 			}
 			return runInventory(cmd, &f, args, stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.agent, "agent", "", "product token whose robots.txt group decides (required), e.g. ExampleBot")
-	fl.StringVar(&f.userAgent, "user-agent", "", "User-Agent header; must contain the agent token")
-	fl.StringVar(&f.format, "format", "jsonl", "rows as jsonl or csv (default from an --out name ending in .csv, else jsonl)")
+	f.agentFlags.register(fl, a.agentDefault())
+	f.timeoutFlag.register(fl)
+	f.paceFlags.register(fl)
+	f.reportFlags.register(fl)
+	f.formatFlag.register(fl)
 	fl.StringVar(&f.out, "out", "", "write the rows to this file (default: standard output)")
-	fl.StringVar(&f.skiplog, "skiplog", "", "write the skip log (sitemaps not read, entries filtered) to this file")
-	fl.DurationVar(&f.delay, "delay", time.Second, "least time between requests to one host; a larger robots.txt Crawl-delay wins")
-	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of one request, a sitemap's body included")
-	fl.DurationVar(&f.robotsGive, "robots-give-up", 10*time.Minute, "how long to retry an unreachable robots.txt")
-	fl.DurationVar(&f.maxDelay, "max-crawl-delay", 30*time.Second, "hosts asking for a longer Crawl-delay are not read")
-	fl.StringVar(&f.progress, "progress", "auto", "live progress on stderr: auto (when a terminal), always, never")
-	fl.BoolVar(&f.verbose, "verbose", false, "log robots.txt and sitemap fetches to stderr")
-	fl.StringArrayVar(&f.sm.urls, "sitemap", nil, "also read this sitemap (repeatable)")
-	fl.StringVar(&f.sm.since, "since", "", "only entries with lastmod at or after this date (2026-01-01 or RFC 3339); entries without lastmod are kept")
-	fl.BoolVar(&f.sm.noFallback, "no-sitemap-fallback", false, "do not try /sitemap.xml when robots.txt lists no sitemap")
+	f.sm.registerSources(fl)
 	return cmd
 }
 
-func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout, stderr io.Writer) error {
-	opts, err := f.sm.options()
-	if err != nil {
+// check validates every setting and the outputs' paths, before anything
+// is opened.
+func (f *inventoryFlags) check(cmd *cobra.Command, sites []string) error {
+	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check()); err != nil {
 		return err
 	}
-	opts = append(opts,
-		crawler.WithDelay(f.delay),
-		crawler.WithTimeout(f.timeout),
-		crawler.WithRobotsGiveUp(f.robotsGive, 0),
-		crawler.WithMaxCrawlDelay(f.maxDelay),
-	)
-	if f.userAgent != "" {
-		opts = append(opts, crawler.WithUserAgent(f.userAgent))
+	if len(sites) == 0 && len(f.sm.urls) == 0 {
+		return usageError("inventory needs at least one site URL (or --sitemap)")
 	}
-	if f.verbose {
-		opts = append(opts, crawler.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))))
+	if err := checkSeeds(sites, f.sm.urls); err != nil {
+		return err
 	}
-	if f.skiplog != "" {
-		sf, err := os.OpenFile(f.skiplog, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
-			return &exitError{code: 2, err: err}
+	if f.format == "" {
+		f.format = "jsonl"
+		if strings.HasSuffix(strings.ToLower(f.out), ".csv") {
+			f.format = "csv"
 		}
-		defer sf.Close()
-		opts = append(opts, crawler.WithSkipLog(sf))
+	}
+	if f.format != "jsonl" && f.format != "csv" {
+		return usageError("--format %q: want jsonl or csv (the inventory writes those)", f.format)
+	}
+	if _, err := f.sm.options(); err != nil {
+		return err
+	}
+	outs := []output{{flag: "--skiplog", path: f.skiplog, isDefault: !cmd.Flags().Changed("skiplog")}}
+	if f.out != "-" {
+		outs = append(outs, output{flag: "--out", path: f.out})
+	}
+	return checkOutputs(outs, "")
+}
+
+func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout, stderr io.Writer) error {
+	opts, _ := f.sm.options() // check parsed them
+	l := optionList{fs: cmd.Flags()}
+	l.add("timeout", crawler.WithTimeout(f.timeout))
+	f.paceFlags.options(&l)
+	if f.userAgent != "" {
+		l.always(crawler.WithUserAgent(f.userAgent))
+	}
+	if lg := f.logger(stderr); lg != nil {
+		l.always(crawler.WithLogger(lg))
+	}
+	opts = append(opts, l.with(nil)...)
+	var skipFile lateFile
+	if f.skiplog != "" {
+		opts = append(opts, crawler.WithSkipLog(&skipFile))
 	}
 	inv, err := crawler.NewInventory(f.agent, opts...)
 	if err != nil {
 		return usageError("%v", err)
 	}
 
+	// Only now, with every option accepted, are files opened.
+	if f.skiplog != "" {
+		if err := skipFile.create(f.skiplog); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		defer skipFile.Close()
+	}
 	rowsOut, summaryOut := stdout, stderr
 	var outFile *os.File
 	if f.out != "" && f.out != "-" {
