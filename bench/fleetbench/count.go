@@ -3,10 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"maps"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"strconv"
 	"sync"

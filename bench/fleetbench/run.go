@@ -35,7 +35,7 @@ type runResult struct {
 	RedisRoundTrips int64 `json:"redis_round_trips"`
 	// RedisByCommand counts the commands by name (EVALSHA by script).
 	RedisByCommand map[string]int64 `json:"redis_by_command,omitempty"`
-	Hits            benchkit.HitStats
+	Hits           benchkit.HitStats
 	// SkipCheck is "ok" when the merged skip logs hold exactly the URLs
 	// the oracle expects skipped, with their reasons; otherwise it says
 	// what differs. SkipDuplicates counts records dropped by the merge.
