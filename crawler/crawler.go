@@ -300,7 +300,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 	switch {
 	case r.fleet != nil:
 		// The gate is the fleet's pacer (redis.go).
-		r.front, err = r.fleet.openFrontier(
+		r.front, err = r.fleet.openFrontier(r.scope.Check,
 			frontier.WithLeasesPerAuthority(cfg.perHost),
 			frontier.WithOrder(cfg.order),
 			frontier.WithAdmit(r.admitFleet),

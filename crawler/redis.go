@@ -205,10 +205,13 @@ func openFleet(cfg *config) (*fleet, error) {
 }
 
 // openFrontier opens the crawl's frontier, gated by the fleet's pacer.
-func (f *fleet) openFrontier(opts ...frontier.Option) (frontier.Frontier, error) {
+// check is the scope check: a link it passes is queued in one round trip;
+// one it refuses goes to the admission function, which records it once.
+func (f *fleet) openFrontier(check func(*frontier.Request) error, opts ...frontier.Option) (frontier.Frontier, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.retryFor+10*time.Second)
 	defer cancel()
 	fr, err := redisfrontier.NewFrontier(ctx, f.store, redisfrontier.WithLeaseTimeout(f.cfg.lease),
+		redisfrontier.WithCheck(check),
 		redisfrontier.WithFrontierOptions(append(opts, frontier.WithGate(f.pacer))...))
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
