@@ -97,6 +97,9 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if err := c.cfg.checkRedis(); err != nil {
 		return nil, err
 	}
+	if err := c.cfg.checkSignals(); err != nil {
+		return nil, err
+	}
 	c.stats = newStats(c.cfg.now)
 	return c, nil
 }
@@ -239,6 +242,7 @@ type run struct {
 	// (redis.go).
 	fleet   *fleet
 	follows follows
+	held    heldLinks // links not followed for nofollow (pagesignals.go)
 
 	wg sync.WaitGroup
 }
@@ -301,7 +305,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		r.front, err = r.fleet.openFrontier(
 			frontier.WithLeasesPerAuthority(cfg.perHost),
 			frontier.WithOrder(cfg.order),
-			frontier.WithAdmit(r.admitFleet),
+			frontier.WithAdmit(r.admitting(r.admitFleet)),
 		)
 		if err != nil {
 			return r, err
@@ -311,7 +315,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 			frontier.WithGate(r.pacer),
 			frontier.WithLeasesPerAuthority(cfg.perHost),
 			frontier.WithOrder(cfg.order),
-			frontier.WithAdmit(r.admitDurably),
+			frontier.WithAdmit(r.admitting(r.admitDurably)),
 		)
 		if err != nil {
 			return r, err
@@ -323,7 +327,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 			frontier.WithGate(r.pacer),
 			frontier.WithLeasesPerAuthority(cfg.perHost),
 			frontier.WithOrder(cfg.order),
-			frontier.WithAdmit(r.scope.Check),
+			frontier.WithAdmit(r.admitting(r.scope.Check)),
 		)
 	}
 	r.down = newDownloader(cfg.userAgent, cfg.timeout, cfg.maxBody, cfg.transport)
@@ -431,6 +435,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 		go r.worker(ctx, work)
 	}
 	r.wg.Wait()
+	r.flushHeld()
 
 	interrupted := ctx.Err() != nil
 	// A resumable crawl pauses, and a process of a shared crawl leaves
