@@ -40,6 +40,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -281,6 +282,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 			politeness.WithFloor(cfg.floor),
 			politeness.WithConcurrency(cfg.perHost),
 			politeness.WithMaxCrawlDelay(cfg.maxDelay),
+			politeness.WithGiveUp(cfg.hostGiveUp),
 			politeness.WithLogger(cfg.logger),
 			politeness.WithStartLog(cfg.startLog),
 		)
@@ -339,6 +341,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		MaxBytes:    cfg.robotsMaxByte,
 		RetryBase:   cfg.robotsRetry,
 		GiveUpAfter: cfg.robotsGiveUp,
+		Fetchers:    cmp.Or(cfg.robotsFetchers, middleware.DefaultRobotsFetchers),
 		Now:         cfg.now,
 		Logger:      cfg.logger,
 		OnFetched:   r.robotsFetched,
@@ -362,8 +365,9 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		r.scope.Stage(),
 		r.robots.Stage(),
 		r.maps.stage(),
-		budget.Stage(),
+		budget.Check(),
 		pace,
+		budget.Stage(), // spent only on a request about to be sent
 		retry.Stage(),
 	)
 	r.items = newItemSink(c, cfg)
@@ -436,6 +440,9 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	}
 	r.wg.Wait()
 	r.flushHeld()
+	// No robots.txt fetch may outlive the workers: what it would tell
+	// (stats, the state, sitemap discovery) is closed below.
+	r.robots.Close()
 
 	interrupted := ctx.Err() != nil
 	// A resumable crawl pauses, and a process of a shared crawl leaves

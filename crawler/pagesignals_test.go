@@ -24,8 +24,9 @@ func signalsCrawl(t *testing.T, p testweb.SignalPolicy) ([]*skiplog.Record, []cr
 		t.Fatal(err)
 	}
 	t.Cleanup(site.Close)
-	var skips, items bytes.Buffer
-	opts := append(siteOptions(site), crawler.WithSkipLog(&skips), crawler.WithItems(&items),
+	var skips bytes.Buffer
+	items := &pageCollector{}
+	opts := append(siteOptions(site), crawler.WithSkipLog(&skips),
 		crawler.WithNofollow(!p.IgnoreNofollow), crawler.WithRelNofollow(p.RelNofollow),
 		crawler.WithRespect(p.Respect...), crawler.WithPurposes(p.Purposes...))
 	c, err := crawler.New(testweb.SignalsAgent, opts...)
@@ -34,29 +35,36 @@ func signalsCrawl(t *testing.T, p testweb.SignalPolicy) ([]*skiplog.Record, []cr
 	}
 	c.FollowLinks()
 	c.EmitPages()
+	c.Export(items)
 	// Non-HTML pages emit an item too, so that withheld items show there.
-	var mu sync.Mutex
-	var pages []crawler.Page
 	c.OnResponse(func(r *crawler.Response) {
 		if !strings.Contains(r.Header.Get("Content-Type"), "html") {
 			r.Emit(crawler.Page{URL: r.Request.URL, Status: r.StatusCode})
 		}
 	})
 	sum := run(t, c, site.Seeds()...)
-	for _, line := range strings.Split(strings.TrimSpace(items.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var pg crawler.Page
-		if err := json.Unmarshal([]byte(line), &pg); err != nil {
-			t.Fatalf("item %q: %v", line, err)
-		}
-		mu.Lock()
-		pages = append(pages, pg)
-		mu.Unlock()
-	}
+	items.mu.Lock()
+	pages := append([]crawler.Page(nil), items.pages...)
+	items.mu.Unlock()
 	return readSkips(t, &skips), pages, site, sum
 }
+
+// pageCollector is an Exporter that keeps the Page items.
+type pageCollector struct {
+	mu    sync.Mutex
+	pages []crawler.Page
+}
+
+func (p *pageCollector) Export(item any) error {
+	if pg, ok := item.(crawler.Page); ok {
+		p.mu.Lock()
+		p.pages = append(p.pages, pg)
+		p.mu.Unlock()
+	}
+	return nil
+}
+
+func (p *pageCollector) Close() error { return nil }
 
 func TestSignalsFollowTheOracle(t *testing.T) {
 	policies := []testweb.SignalPolicy{
