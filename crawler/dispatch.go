@@ -31,6 +31,7 @@ func (r *run) dispatch(mr *middleware.Response) {
 	if resp == nil {
 		return
 	}
+	defer resp.releaseTree()
 
 	h.mu.RLock()
 	onResp := append([]func(*Response){}, h.response...)
