@@ -145,7 +145,7 @@ func newItemSink(c *Crawler, cfg *config) *itemSink {
 // emit takes one item through the pipelines, then to every exporter.
 func (r *run) emit(resp *Response, item any) {
 	s := r.items
-	ctx := context.WithValue(context.Background(), sourceKey{}, resp)
+	ctx := context.WithValue(resp.ctx, sourceKey{}, resp)
 	for i, p := range s.pipelines {
 		out, err := runStage(ctx, p, item)
 		if err != nil {

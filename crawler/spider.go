@@ -176,10 +176,17 @@ type Response struct {
 	Colly *colly.Response
 
 	crawl *run
+	ctx   context.Context
 	doc   *goquery.Document
 	base  *url.URL
 	xdoc  *xmlquery.Node
 }
+
+// Context returns the run's context for the work on this response: it
+// carries the values of the context given to Run, and it is not cancelled
+// when Run's is (a page being parsed is finished, not abandoned). A
+// callback that does I/O of its own passes it on.
+func (r *Response) Context() context.Context { return r.ctx }
 
 // Meta returns the value the request carried under key.
 func (r *Response) Meta(key string) string { return r.Request.Meta[key] }
@@ -248,7 +255,7 @@ func (r *Response) Follow(link string, opts ...RequestOption) {
 	for _, o := range opts {
 		o(req)
 	}
-	r.crawl.follow(r.Request, req)
+	r.crawl.follow(r.ctx, r.Request, req)
 }
 
 // Emit sends an item to the crawl's item pipelines and exporters.

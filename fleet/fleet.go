@@ -1,28 +1,7 @@
-package crawler
-
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"log/slog"
-	"regexp"
-	"sort"
-	"strings"
-	"sync"
-	"time"
-
-	"github.com/heedcrawl/heed/frontier"
-	"github.com/heedcrawl/heed/frontier/redisfrontier"
-	"github.com/heedcrawl/heed/politeness/redispacer"
-	"github.com/heedcrawl/heed/redisstore"
-	"github.com/heedcrawl/heed/skiplog"
-	"github.com/redis/go-redis/v9"
-)
-
-// A crawl that outgrows one machine. With WithRedis, a crawler is one
-// process of a crawl shared by several heed processes, on one machine or
-// many, through one Redis database:
+// Package fleet shares one crawl among several heed processes, on one
+// machine or many, through one Redis database: with
+// crawler.WithBackend(b), b made by New, a crawler is one process of the
+// crawl. The crawl has:
 //
 //   - One frontier (package frontier/redisfrontier): one queue and one
 //     seen set for the crawl, the scope check as its admission, and leases
@@ -37,9 +16,11 @@ import (
 //   - One robots.txt cache: one process fetches an authority's robots.txt
 //     while the others wait for its record and decide by the same file.
 //   - Crawl-wide counters of pages, bytes, statuses and skips, summed over
-//     the processes (Summary.Fleet).
+//     the processes (the Summary, as crawler.Summary.Backend).
 //
-// Each process writes its own skip log (WithSkipLog); heed skiplog merge
+// # The model
+//
+// Each process writes its own skip log (crawler.WithSkipLog); heed skiplog merge
 // (skiplog.Merge) combines them. A process that stops (its context is
 // cancelled) finishes its requests in flight and leaves the queue to the
 // others: its URLs are not skip-logged as interrupted. While Redis is
@@ -48,20 +29,47 @@ import (
 // again), and say so in the log. A Redis that restarts must persist its
 // data (an append-only file) for the crawl to survive it.
 //
-// What it does not do: a page budget (WithMaxPages, WithMaxPagesPerHost)
-// is not shared and is refused; a durable state (WithState) and a shared
-// crawl are two different things and cannot be combined.
+// # What it does not do
+//
+// A page budget (WithMaxPages, WithMaxPagesPerHost) is not shared and is
+// refused; a durable state (package jobstate) and a shared crawl are two
+// backends, and a crawl has one. The Redis store, its robots.txt cache
+// and counters are package redisstore's; the queue is
+// frontier/redisfrontier's and the pacing politeness/redispacer's: this
+// package makes a crawl's backend of them.
+package fleet
 
-// DefaultRedisLeaseTimeout is how long a shared crawl's lease on a request,
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/politeness/redispacer"
+	"github.com/heedcrawl/heed/redisstore"
+	"github.com/heedcrawl/heed/skiplog"
+	"github.com/redis/go-redis/v9"
+)
+
+// DefaultLeaseTimeout is how long a shared crawl's lease on a request,
 // and its pacer's slot for a request in flight, last without renewal
-// (WithRedisLeaseTimeout).
-const DefaultRedisLeaseTimeout = 30 * time.Second
+// (WithLeaseTimeout).
+const DefaultLeaseTimeout = 30 * time.Second
 
-// RedisOption is an optional setting of a shared crawl, passed to
-// WithRedis.
-type RedisOption func(*redisConfig)
+// Option is an optional setting of a shared crawl, passed to New.
+type Option func(*config)
 
-type redisConfig struct {
+type config struct {
 	client   redis.UniversalClient
 	crawlID  string
 	lease    time.Duration
@@ -69,98 +77,88 @@ type redisConfig struct {
 	logger   *slog.Logger
 }
 
-// WithRedis makes the crawler one process of the crawl named crawlID in
-// the Redis database rdb is connected to; every process of the crawl uses
-// the same crawlID and the same settings. The crawl's keys start with
-// "heed:<crawlID>:". A crawl id is letters, digits, '.', '_' and '-', at
-// most 100 of them. The client is the caller's to close, after Run.
-func WithRedis(rdb redis.UniversalClient, crawlID string, opts ...RedisOption) Option {
-	rc := &redisConfig{client: rdb, crawlID: crawlID, lease: DefaultRedisLeaseTimeout, retryFor: redisstore.DefaultRetryFor}
+// Fleet is the backend of one process of the crawl named crawlID in a
+// Redis database (New); give it to crawler.WithBackend.
+type Fleet struct{ cfg *config }
+
+// New returns the backend that makes a crawler one process of the crawl
+// named crawlID in the Redis database rdb is connected to; every process
+// of the crawl uses the same crawlID and the same settings. The crawl's
+// keys start with Prefix(crawlID). A crawl id is letters, digits, '.', '_'
+// and '-', at most 100 of them. The client is the caller's to close, after
+// Run.
+func New(rdb redis.UniversalClient, crawlID string, opts ...Option) (*Fleet, error) {
+	rc := &config{client: rdb, crawlID: crawlID, lease: DefaultLeaseTimeout, retryFor: redisstore.DefaultRetryFor}
 	for _, o := range opts {
 		if o != nil {
 			o(rc)
 		}
 	}
-	return func(c *config) { c.redis = rc }
+	switch {
+	case rc.client == nil:
+		return nil, errors.New("fleet: New without a client")
+	case !crawlIDPattern.MatchString(rc.crawlID):
+		return nil, fmt.Errorf("fleet: crawl id %q: use letters, digits, '.', '_' and '-' (at most 100)", rc.crawlID)
+	case rc.lease <= 0:
+		return nil, fmt.Errorf("fleet: lease timeout %v is not positive", rc.lease)
+	}
+	return &Fleet{cfg: rc}, nil
 }
 
-// WithRedisLeaseTimeout sets how long a lease on a request and a pacer
-// slot last unless renewed (default DefaultRedisLeaseTimeout): how long
+// Check refuses a page budget, which would be per process.
+func (b *Fleet) Check(j *crawler.Job) error {
+	if j.Budget {
+		return errors.New("fleet: a page budget (WithMaxPages, WithMaxPagesPerHost) is per process and cannot be shared through Redis")
+	}
+	return nil
+}
+
+// Open makes the process's store, pacer, robots.txt cache, counters and
+// frontier.
+func (b *Fleet) Open(j *crawler.Job) (crawler.Session, error) {
+	return openFleet(b.cfg, j)
+}
+
+// WithLeaseTimeout sets how long a lease on a request and a pacer
+// slot last unless renewed (default DefaultLeaseTimeout): how long
 // the requests of a process that died stay out before another process
 // takes them, and how long its slot holds its authority.
-func WithRedisLeaseTimeout(d time.Duration) RedisOption {
-	return func(c *redisConfig) { c.lease = d }
+func WithLeaseTimeout(d time.Duration) Option {
+	return func(c *config) { c.lease = d }
 }
 
 // WithRedisRetryFor sets how long one call to Redis keeps retrying while
 // Redis is unreachable before the crawler hears of it (default 1 minute;
 // see redisstore.WithRetryFor). The crawler then waits and tries again
 // for as long as it runs; this only sets how often it says so.
-func WithRedisRetryFor(d time.Duration) RedisOption {
-	return func(c *redisConfig) { c.retryFor = d }
+func WithRetryFor(d time.Duration) Option {
+	return func(c *config) { c.retryFor = d }
 }
 
-// WithRedisLogger sets the logger for what the shared crawl has to say:
+// WithLogger sets the logger for what the shared crawl has to say:
 // Redis becoming unreachable and reachable again, what the process does
-// meanwhile, lost leases (default: the crawler's logger, WithLogger).
-func WithRedisLogger(l *slog.Logger) RedisOption {
-	return func(c *redisConfig) { c.logger = l }
+// meanwhile, lost leases (default: the crawler's logger,
+// crawler.WithLogger).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
 }
 
 var crawlIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
 
-// RedisPrefix returns the key prefix of the crawl named crawlID.
-func RedisPrefix(crawlID string) string { return "heed:" + crawlID + ":" }
-
-// checkRedis refuses options a shared crawl cannot honour.
-func (c *config) checkRedis() error {
-	rc := c.redis
-	if rc == nil {
-		return nil
-	}
-	switch {
-	case rc.client == nil:
-		return errors.New("crawler: WithRedis without a client")
-	case !crawlIDPattern.MatchString(rc.crawlID):
-		return fmt.Errorf("crawler: crawl id %q: use letters, digits, '.', '_' and '-' (at most 100)", rc.crawlID)
-	case rc.lease <= 0:
-		return fmt.Errorf("crawler: lease timeout %v is not positive", rc.lease)
-	case c.stateDir != "" || c.state != nil:
-		return errors.New("crawler: WithRedis and WithState: a shared crawl keeps its state in Redis")
-	case c.frontier != nil:
-		return errors.New("crawler: WithRedis and WithFrontier: a shared crawl uses the Redis frontier")
-	case c.maxPages > 0 || c.maxPerHost > 0:
-		return errors.New("crawler: a page budget (WithMaxPages, WithMaxPagesPerHost) is per process and cannot be shared with WithRedis")
-	}
-	return nil
-}
-
-// errRecorded is the admission error of a URL the scope check refused in
-// a shared crawl: the admission wrote its skip record already.
-var errRecorded = errors.New("crawler: refused by the scope check, recorded")
-
-// admitFleet is a shared crawl's admission function: the scope check,
-// with the record of a refused URL written before Redis marks the URL
-// seen. Written after, a process killed in between would leave a URL that
-// no process pushes again and no skip log holds.
-func (r *run) admitFleet(req *frontier.Request) error {
-	err := r.scope.Check(req)
-	var rec *skiplog.Record
-	if errors.As(err, &rec) {
-		r.skip(rec)
-		return errRecorded
-	}
-	return err
-}
+// Prefix returns the key prefix of the crawl named crawlID.
+func Prefix(crawlID string) string { return "heed:" + crawlID + ":" }
 
 // fleet is a run's side of a shared crawl: the store and what is made
-// from it.
+// from it. It is the run's crawler.Session.
 type fleet struct {
-	cfg      *redisConfig
+	cfg      *config
+	j        *crawler.Job
+	skips    *skiplog.Writer
 	log      *slog.Logger
 	store    *redisstore.Store
 	pacer    *redispacer.Pacer
 	front    *redisfrontier.Frontier
+	wrapped  *fleetFrontier
 	robots   *redisstore.RobotsCache
 	counters *fleetCounters
 
@@ -170,58 +168,103 @@ type fleet struct {
 	queued, leased int // the crawl's, as last read
 	down           time.Time
 
-	cancel context.CancelFunc
-	bg     sync.WaitGroup
-	once   sync.Once
+	cancel    context.CancelFunc
+	bg        sync.WaitGroup
+	once      sync.Once
+	closeOnce sync.Once
 }
 
-// openFleet makes the store and the pacer; the frontier is opened by
-// openFrontier, with the run's options.
-func openFleet(cfg *config) (*fleet, error) {
-	rc := cfg.redis
+// openFleet makes the store, the pacer and the frontier.
+func openFleet(rc *config, j *crawler.Job) (*fleet, error) {
 	log := rc.logger
 	if log == nil {
-		log = cfg.logger
+		log = j.Logger
 	}
-	store, err := redisstore.NewStore(rc.client, RedisPrefix(rc.crawlID),
+	store, err := redisstore.NewStore(rc.client, Prefix(rc.crawlID),
 		redisstore.WithLogger(log), redisstore.WithRetryFor(rc.retryFor))
 	if err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
+		return nil, fmt.Errorf("fleet: %w", err)
 	}
 	pacer, err := redispacer.New(store,
-		redispacer.WithFloor(cfg.floor),
-		redispacer.WithConcurrency(cfg.perHost),
-		redispacer.WithMaxCrawlDelay(cfg.maxDelay),
+		redispacer.WithPacing(j.Pacing...),
 		redispacer.WithSlotTimeout(rc.lease),
 		redispacer.WithLogger(log),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
+		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	f := &fleet{cfg: rc, log: log, store: store, pacer: pacer,
+	f := &fleet{cfg: rc, j: j, log: log, store: store, pacer: pacer, skips: crawler.NewSkipWriter(j),
 		robots: redisstore.NewRobotsCache(store), stop: make(chan struct{})}
 	f.counters = newFleetCounters(redisstore.NewCounters(store), f)
+	// Opening reads the crawl's settings in Redis; New has no context, so
+	// the wait is bounded by the store's retry budget instead.
+	ctx, cancel := context.WithTimeout(context.Background(), rc.retryFor+10*time.Second)
+	defer cancel()
+	fr, err := redisfrontier.NewFrontier(ctx, store, redisfrontier.WithLeaseTimeout(rc.lease),
+		redisfrontier.WithFrontierOptions(append(j.Frontier, frontier.WithGate(pacer))...))
+	if err != nil {
+		pacer.Close()
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	f.front, f.wrapped = fr, &fleetFrontier{Frontier: fr, fl: f}
 	return f, nil
 }
 
-// openFrontier opens the crawl's frontier, gated by the fleet's pacer.
-func (f *fleet) openFrontier(opts ...frontier.Option) (frontier.Frontier, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.retryFor+10*time.Second)
-	defer cancel()
-	fr, err := redisfrontier.NewFrontier(ctx, f.store, redisfrontier.WithLeaseTimeout(f.cfg.lease),
-		redisfrontier.WithFrontierOptions(append(opts, frontier.WithGate(f.pacer))...))
-	if err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
-	}
-	f.front = fr
-	return &fleetFrontier{Frontier: fr, fl: f}, nil
+// Pacer is the fleet-wide pacer, as the crawl uses it (fleetPacer).
+func (f *fleet) Pacer() crawler.Pacer { return fleetPacer{Pacer: f.pacer, fl: f} }
+
+// Frontier is the crawl's frontier in Redis, waiting out Redis outages.
+func (f *fleet) Frontier() frontier.Frontier { return f.wrapped }
+
+// Chain shares the robots.txt cache: one process fetches an authority's
+// robots.txt while the others wait for its record.
+func (f *fleet) Chain(robots *middleware.RobotsPolicy, _ *middleware.Budget) {
+	robots.Shared = f.robots
+	robots.SharedLockTTL = f.j.Timeout*6 + 10*time.Second // a fetch and its five redirects
 }
 
-// start begins the background work: the counters' flusher and the
+// Accounted is false: a lease another process lost was not ended, so its
+// request was not accounted for.
+func (f *fleet) Accounted(*frontier.Request) bool { return false }
+
+// Record writes the record to this process's skip log.
+func (f *fleet) Record(rec *skiplog.Record) bool { return crawler.WriteSkip(f.skips, rec, f.j.Logger) }
+
+// Count adds the event to the crawl-wide counters.
+func (f *fleet) Count(e crawler.Event) {
+	switch e.Kind {
+	case crawler.Fetched:
+		f.counters.fetched(e.Authority, e.Status, e.Bytes)
+	case crawler.Skipped:
+		f.counters.skipped(e.Authority, e.Reason)
+	case crawler.RobotsFetched:
+		f.counters.named(robotsCounter+e.Robots, 1)
+	}
+}
+
+// Stop leaves the queue to the other processes.
+func (f *fleet) Stop() crawler.StopPolicy { return crawler.Leave }
+
+// Finish stops the background work and reads the crawl-wide counts.
+func (f *fleet) Finish(sum *crawler.Summary) error {
+	f.close()
+	sum.Backend = f.summary()
+	return crawler.FinishSkips(f.skips, sum)
+}
+
+// Close stops the pacer's renewals (if Finish did not).
+func (f *fleet) Close() error {
+	f.close()
+	return nil
+}
+
+// Start begins the background work: the counters' flusher and the
 // crawl's queue sizes, read twice a second for progress. intake is the
-// run's context: when it ends, the process is stopping.
-func (f *fleet) start(intake context.Context) {
-	ctx, cancel := context.WithCancel(context.Background())
+// run's context: when it ends, the process is stopping. The work itself
+// outlives it (it ends with Finish), so it runs on a context that keeps
+// intake's values but not its cancellation.
+func (f *fleet) Start(intake context.Context) error {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(intake))
 	f.cancel = cancel
 	f.bg.Add(3)
 	go func() {
@@ -234,6 +277,7 @@ func (f *fleet) start(intake context.Context) {
 	}()
 	go f.counters.run(ctx)
 	go f.readSizes(ctx)
+	return nil
 }
 
 // stopping marks the process as no longer taking work.
@@ -310,21 +354,25 @@ func (f *fleet) unavailable(ctx context.Context, op string, attempt int, err err
 }
 
 // close stops the background work, writes the counts not yet written
-// (for at most the store's retry budget) and stops the pacer's renewals.
+// (for at most the store's retry budget) and stops the pacer's renewals;
+// once.
 func (f *fleet) close() {
-	f.stopping()
-	if f.cancel != nil {
-		f.cancel()
-	}
-	f.bg.Wait()
-	f.counters.flushAll(f.cfg.retryFor)
-	f.pacer.Close()
+	f.closeOnce.Do(func() {
+		f.stopping()
+		if f.cancel != nil {
+			f.cancel()
+		}
+		f.bg.Wait()
+		f.counters.flushAll(f.cfg.retryFor)
+		f.pacer.Close()
+	})
 }
 
-// FleetSummary is what a process of a shared crawl (WithRedis) reports of
-// the whole crawl when it stops: the counts of every process, read from
-// Redis, and what is left. Summary.Stats holds this process's own counts.
-type FleetSummary struct {
+// Summary is what a process of a shared crawl reports of the whole crawl
+// when it stops (crawler.Summary.Backend): the counts of every process,
+// read from Redis, and what is left. crawler.Summary.Stats holds this
+// process's own counts.
+type Summary struct {
 	// CrawlID names the crawl.
 	CrawlID string `json:"crawl_id"`
 	// Pages and Bytes count the responses downloaded by all processes;
@@ -343,16 +391,16 @@ type FleetSummary struct {
 	// Reclaimed counts leases that expired and whose requests were given
 	// to another process: the bound on the URLs fetched twice.
 	Reclaimed int `json:"reclaimed"`
-	// Complete says nothing was queued or leased anywhere in the crawl.
-	Complete bool `json:"complete"`
+	// Done says nothing was queued or leased anywhere in the crawl.
+	Done bool `json:"complete"`
 	// Err says why the crawl-wide counts could not be read, if they
 	// could not; the other fields are then zero.
 	Err string `json:"error,omitempty"`
 }
 
 // summary reads the crawl-wide counts.
-func (f *fleet) summary() *FleetSummary {
-	s := &FleetSummary{CrawlID: f.cfg.crawlID, Statuses: map[int]int64{}, Skipped: map[skiplog.Reason]int64{}, Robots: map[string]int64{}}
+func (f *fleet) summary() *Summary {
+	s := &Summary{CrawlID: f.cfg.crawlID, Statuses: map[int]int64{}, Skipped: map[skiplog.Reason]int64{}, Robots: map[string]int64{}}
 	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.retryFor+5*time.Second)
 	defer cancel()
 	tot, err := f.counters.c.Read(ctx)
@@ -375,18 +423,28 @@ func (f *fleet) summary() *FleetSummary {
 		return s
 	}
 	s.Queued, s.Leased, s.Reclaimed = cn.Queued, cn.Leased, cn.Reclaimed
-	s.Complete = cn.Queued == 0 && cn.Leased == 0 && cn.Admitting == 0
+	s.Done = cn.Queued == 0 && cn.Leased == 0 && cn.Admitting == 0
+	return s
+}
+
+// Complete says nothing was queued or leased anywhere in the crawl.
+func (s *Summary) Complete() bool { return s.Done }
+
+// SummaryOf returns what a crawl's summary says of the whole shared crawl:
+// its Backend, when the crawl was one process of a fleet; nil otherwise.
+func SummaryOf(sum crawler.Summary) *Summary {
+	s, _ := sum.Backend.(*Summary)
 	return s
 }
 
 // Format writes the crawl-wide summary as a few lines.
-func (s *FleetSummary) Format(w io.Writer) error {
+func (s *Summary) Format(w io.Writer) error {
 	if s.Err != "" {
 		_, err := fmt.Fprintf(w, "crawl %s (all processes): counts unavailable: %s\n", s.CrawlID, s.Err)
 		return err
 	}
 	state := "complete: nothing queued or in flight in any process"
-	if !s.Complete {
+	if !s.Done {
 		state = fmt.Sprintf("%d URLs queued and %d in flight, left to the other processes (run again with the same --crawl-id to help)", s.Queued, s.Leased)
 	}
 	var skipped int64
@@ -394,7 +452,7 @@ func (s *FleetSummary) Format(w io.Writer) error {
 		skipped += n
 	}
 	if _, err := fmt.Fprintf(w, "crawl %s (all processes): %d pages (%s), %d skipped, %d leases reclaimed from stopped processes; %s\n",
-		s.CrawlID, s.Pages, FormatBytes(s.Bytes), skipped, s.Reclaimed, state); err != nil {
+		s.CrawlID, s.Pages, crawler.FormatBytes(s.Bytes), skipped, s.Reclaimed, state); err != nil {
 		return err
 	}
 	if len(s.Skipped) > 0 {

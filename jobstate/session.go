@@ -1,4 +1,4 @@
-package crawler
+package jobstate
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
@@ -17,12 +18,75 @@ import (
 // and pacing: what a crash may lose of them.
 const checkpointEvery = time.Second
 
-// runState is a run's side of its State: the job record, the pacing last
+// backend is a State as a crawl's backend: open opens the state when a
+// run begins.
+type backend struct {
+	open func() (State, string, error) // the state and its directory ("" if none)
+}
+
+// New returns the backend that keeps a crawl's job in s (a DirState, or
+// another State). The crawl closes s when it ends.
+func New(s State) crawler.Backend {
+	return &backend{open: func() (State, string, error) {
+		if ds, ok := s.(*DirState); ok {
+			return s, ds.Dir(), nil
+		}
+		return s, "", nil
+	}}
+}
+
+// Dir returns the backend that keeps a crawl's job in the directory dir
+// (created if missing), locked while a run uses it: the backend of `heed
+// crawl --state DIR`. A paused or killed crawl resumes where it stopped
+// when it is run again with the same directory; see DirState for the
+// layout.
+func Dir(dir string) crawler.Backend {
+	return &backend{open: func() (State, string, error) {
+		ds, err := Open(dir)
+		if err != nil {
+			return nil, "", err
+		}
+		return ds, dir, nil
+	}}
+}
+
+// Check refuses a skip log of the crawl's own: the job's is in its state
+// (DIR/skipped.jsonl), with its one record per URL across runs.
+func (b *backend) Check(j *crawler.Job) error {
+	if j.SkipLog != nil {
+		return errors.New("jobstate: WithSkipLog with a state: a resumable crawl keeps its skip log in its state (DIR/skipped.jsonl)")
+	}
+	return nil
+}
+
+// Open opens the state, the pacer and the state's frontier.
+func (b *backend) Open(j *crawler.Job) (crawler.Session, error) {
+	st, dir, err := b.open()
+	if err != nil {
+		return nil, err
+	}
+	pacer, err := politeness.New(j.Pacing...)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("jobstate: %w", err)
+	}
+	front, err := st.OpenFrontier(append(j.Frontier, frontier.WithGate(pacer))...)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &session{State: st, dir: dir, j: j, pacer: pacer, front: front}, nil
+}
+
+// session is a run's side of its State: the job record, the pacing last
 // stored, and the checkpoint loop.
-type runState struct {
+type session struct {
 	State
 	dir         string
-	job         JobState
+	j           *crawler.Job
+	pacer       *politeness.Pacer
+	front       frontier.Frontier
+	job         Job
 	wasComplete bool
 	pagesBefore int64 // the pages of earlier runs
 
@@ -33,27 +97,24 @@ type runState struct {
 	err      error // the first failed durable write
 }
 
-// openState opens the crawl's state, if it has one.
-func (c *Crawler) openState() (*runState, error) {
-	switch {
-	case c.cfg.state != nil:
-		rs := &runState{State: c.cfg.state}
-		if ds, ok := c.cfg.state.(*DirState); ok {
-			rs.dir = ds.Dir()
-		}
-		return rs, nil
-	case c.cfg.stateDir != "":
-		ds, err := OpenDirState(c.cfg.stateDir)
-		if err != nil {
-			return nil, err
-		}
-		return &runState{State: ds, dir: ds.Dir()}, nil
+func (s *session) Pacer() crawler.Pacer        { return s.pacer }
+func (s *session) Frontier() frontier.Frontier { return s.front }
+func (s *session) Count(crawler.Event)         {}
+func (s *session) Stop() crawler.StopPolicy    { return crawler.Pause }
+
+// Chain stores every robots.txt fetch and every budget admission, synced,
+// as they happen.
+func (s *session) Chain(robots *middleware.RobotsPolicy, budget *middleware.Budget) {
+	robots.Save = func(rec *middleware.RobotsRecord) error {
+		err := s.SaveRobots(rec)
+		s.fail(err)
+		return err
 	}
-	return nil, nil
+	budget.Save = s.SaveBudget
 }
 
 // fail remembers the first failed write of the state, for Run to return.
-func (s *runState) fail(err error) {
+func (s *session) fail(err error) {
 	if err == nil {
 		return
 	}
@@ -64,99 +125,90 @@ func (s *runState) fail(err error) {
 	s.mu.Unlock()
 }
 
-// admitDurably is a resumable crawl's admission function: the scope
-// check, with the record of a refused URL written (and fsync'd) before the
-// frontier marks the URL seen. Written after, a crash in between would
-// leave a URL that is seen, so never pushed again, and has no record.
-func (r *run) admitDurably(req *frontier.Request) error {
-	err := r.scope.Check(req)
-	var rec *skiplog.Record
-	if errors.As(err, &rec) {
-		r.skip(rec)
-	}
-	return err
-}
-
-// accountedBefore reports whether a request handed out by the frontier
-// was accounted for by an earlier run: it was in flight at a crash, and
-// its skip record had been written. It is then done, not fetched.
-func (r *run) accountedBefore(req *frontier.Request) bool {
-	if r.state == nil {
-		return false
-	}
-	reason, ok := r.state.Skips().Recorded(req.URL)
+// Accounted reports whether a request handed out by the frontier was
+// accounted for by an earlier run: it was in flight at a crash, and its
+// skip record had been written. It is then done, not fetched.
+func (s *session) Accounted(req *frontier.Request) bool {
+	reason, ok := s.Skips().Recorded(req.URL)
 	return ok && leasedReasons[reason]
 }
 
-// writeSkip writes a skip record: to the state's skip log, which keeps
-// one record per URL, or to the crawl's. It reports false for a record
-// the state already had, which is not to be counted again.
-func (r *run) writeSkip(rec *skiplog.Record) bool {
-	if r.state == nil {
-		if err := r.skips.Write(rec); err != nil {
-			r.cfg.logger.Error("skip log", "error", err)
-		}
-		return true
-	}
+// Record writes a skip record to the state's skip log, which keeps one
+// record per URL. It reports false for a record the state already had,
+// which is not to be counted again.
+func (s *session) Record(rec *skiplog.Record) bool {
 	if rec.Time.IsZero() {
-		rec.Time = r.cfg.now()
+		rec.Time = s.j.Now()
 	}
-	written, err := r.state.Skips().Write(rec)
+	written, err := s.Skips().Write(rec)
 	if err != nil {
 		// Counted all the same, and Run fails: an incomplete log is
 		// never mistaken for a complete one.
-		r.state.fail(fmt.Errorf("skip log: %w", err))
-		r.cfg.logger.Error("skip log", "error", err)
+		s.fail(fmt.Errorf("skip log: %w", err))
+		s.j.Logger.Error("skip log", "error", err)
 		return true
 	}
 	return written
 }
 
-// resume loads what earlier runs stored, before the seeds are pushed:
-// robots.txt entries, pacing, the budget and the statistics; then it
-// stores the new run in the job record and starts the checkpoint loop.
-func (r *run) resume(seeds []string) error {
-	s := r.state
+// Start resumes the job: it loads what earlier runs stored, before the
+// seeds are pushed (robots.txt entries, pacing, the budget and the
+// statistics), stores the new run in the job record and starts the
+// checkpoint loop.
+func (s *session) Start(context.Context) error {
+	if err := s.resume(); err != nil {
+		return fmt.Errorf("resume from the state: %w", err)
+	}
+	return nil
+}
+
+func (s *session) resume() error {
 	job, err := s.Job()
 	if err != nil {
 		return err
 	}
-	now := r.cfg.now()
+	now := s.j.Now()
 	s.wasComplete = job.Runs > 0 && job.Complete
 	if job.Runs == 0 {
 		job.Started = now
 	}
 	job.Runs++
 	job.LastStart, job.Stopped, job.Running, job.Complete = now, time.Time{}, true, false
-	job.Agent, job.Seeds = r.c.agent, append([]string(nil), seeds...)
+	job.Agent, job.Seeds = s.j.Agent, append([]string(nil), s.j.Seeds...)
 	s.job = job
 
 	pace, err := s.Pacing()
 	if err != nil {
 		return err
 	}
-	var restored []*middleware.RobotsEntry
+	saved := &crawler.Saved{Runs: job.Runs, Skips: s.Skips().Summary()}
 	err = s.ForEachRobots(func(rec *middleware.RobotsRecord) error {
-		e, err := r.robots.Restore(rec)
-		if err != nil {
-			// The file is fetched again when it is needed.
-			r.cfg.logger.Warn("robots.txt record not restored", "authority", rec.Authority, "error", err)
-			return nil
-		}
-		restored = append(restored, e)
-		ps := pace[e.Authority]
-		ps.CrawlDelay = e.CrawlDelay()
-		pace[e.Authority] = ps
+		saved.Robots = append(saved.Robots, rec)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	if saved.Budget, err = s.Budget(); err != nil {
+		return err
+	}
+	if saved.Stats, err = s.Stats(); err != nil {
+		return err
+	}
+	if saved.Stats != nil {
+		s.pagesBefore = saved.Stats.Pages
+	}
+	restored := s.j.Resume(saved)
+	for _, e := range restored {
+		ps := pace[e.Authority]
+		ps.CrawlDelay = e.CrawlDelay()
+		pace[e.Authority] = ps
+	}
 	// The last second of pacing may not have been stored before a crash,
 	// and an authority first contacted in it has no record at all: every
 	// authority the crawl knows is treated as if a request had started
 	// now, so the first request after a restart waits one interval.
-	for a := range r.front.Stats().ByAuthority {
+	for a := range s.front.Stats().ByAuthority {
 		if _, ok := pace[a]; !ok {
 			pace[a] = politeness.AuthorityState{}
 		}
@@ -170,41 +222,24 @@ func (r *run) resume(seeds []string) error {
 		}
 		pace[a] = ps
 	}
-	if err := r.pacer.Restore(pace); err != nil {
-		r.cfg.logger.Warn("pacing not restored for some authorities", "error", err)
+	if err := s.pacer.Restore(pace); err != nil {
+		s.j.Logger.Warn("pacing not restored for some authorities", "error", err)
 	}
-	admitted, err := s.Budget()
-	if err != nil {
-		return err
-	}
-	r.budget.Restore(admitted)
-	saved, err := s.Stats()
-	if err != nil {
-		return err
-	}
-	r.stats.restore(saved, s.Skips().Summary(), job.Runs)
-	if saved != nil {
-		s.pagesBefore = saved.Pages
-	}
-	for _, e := range restored {
-		r.stats.robotsRestored(e)
-	}
-	if err := r.checkpoint(); err != nil {
+	if err := s.checkpoint(); err != nil {
 		return err
 	}
 	// Sitemaps a robots.txt listed are queued when it is fetched; a crash
 	// between its record and those pushes would lose them. Pushing them
 	// again costs a duplicate each.
 	for _, e := range restored {
-		r.maps.discover(e)
+		s.j.Discover(e)
 	}
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
-	go r.checkpointLoop()
+	go s.checkpointLoop()
 	return nil
 }
 
-func (r *run) checkpointLoop() {
-	s := r.state
+func (s *session) checkpointLoop() {
 	defer close(s.done)
 	t := time.NewTicker(checkpointEvery)
 	defer t.Stop()
@@ -213,8 +248,8 @@ func (r *run) checkpointLoop() {
 		case <-s.stop:
 			return
 		case <-t.C:
-			if err := r.checkpoint(); err != nil {
-				r.cfg.logger.Error("state checkpoint", "error", err)
+			if err := s.checkpoint(); err != nil {
+				s.j.Logger.Error("state checkpoint", "error", err)
 			}
 		}
 	}
@@ -222,12 +257,11 @@ func (r *run) checkpointLoop() {
 
 // checkpoint stores the job record, the statistics and the pacing of the
 // authorities whose pacing changed since the last checkpoint.
-func (r *run) checkpoint() error {
-	s := r.state
+func (s *session) checkpoint() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap := r.stats.Snapshot()
-	now := r.pacer.Snapshot()
+	snap := s.j.Snapshot()
+	now := s.pacer.Snapshot()
 	changed := make(map[string]politeness.AuthorityState)
 	for a, ps := range now {
 		if old, ok := s.lastPace[a]; !ok || !samePacing(old, ps) {
@@ -247,95 +281,34 @@ func samePacing(a, b politeness.AuthorityState) bool {
 		a.InFlight == b.InFlight && a.LastStart.Equal(b.LastStart) && a.LastRelease.Equal(b.LastRelease)
 }
 
-// suspend ends a resumable run: the checkpoint loop stops, and the job
-// record says whether the crawl is complete (its frontier exhausted) or
-// paused, with a last checkpoint. The frontier is still open.
-func (r *run) suspend() error {
-	s := r.state
+// Finish ends the run: the checkpoint loop stops, and the job record says
+// whether the crawl is complete (its frontier exhausted) or paused, with
+// a last checkpoint. The summary's skip counts are the state's, of every
+// run. The frontier is still open.
+func (s *session) Finish(sum *crawler.Summary) error {
 	if s.stop != nil {
 		close(s.stop)
 		<-s.done
 	}
-	fs := r.front.Stats()
+	fs := s.front.Stats()
 	s.job.Running = false
 	s.job.Complete = fs.Queued == 0 && fs.Leased == 0
-	s.job.Stopped = r.cfg.now()
-	err := r.checkpoint()
+	s.job.Stopped = s.j.Now()
+	err := s.checkpoint()
+	sum.Skipped = s.Skips().Summary()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return errors.Join(s.err, err)
-}
-
-// info is what the run's Summary says of its state, with the run's final
-// statistics.
-func (s *runState) info(snap Snapshot) *StateInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return &StateInfo{Dir: s.dir, Job: s.job, WasComplete: s.wasComplete, Fetched: snap.Pages - s.pagesBefore}
-}
-
-// follows buffers the links a page's callbacks follow, so that they are
-// pushed at once when the callbacks are done: with a durable frontier one
-// write and one fsync for the page instead of one per link, and all of
-// them on disk before the page is done.
-type follows struct {
-	mu   sync.Mutex
-	open map[*frontier.Request][]*frontier.Request
-}
-
-// follow queues a link found on parent's page: into parent's buffer while
-// its callbacks run, at once otherwise (a callback that kept a Response).
-func (r *run) follow(parent, req *frontier.Request) {
-	f := &r.follows
-	f.mu.Lock()
-	if buf, ok := f.open[parent]; ok {
-		f.open[parent] = append(buf, req)
-		f.mu.Unlock()
-		return
+	sum.Backend = &Info{Dir: s.dir, Job: s.job, WasComplete: s.wasComplete, Fetched: sum.Stats.Pages - s.pagesBefore}
+	if err := errors.Join(s.err, err); err != nil {
+		return fmt.Errorf("jobstate: %w", err)
 	}
-	f.mu.Unlock()
-	r.enqueue(req)
+	return nil
 }
 
-// collectFollows starts buffering parent's links.
-func (r *run) collectFollows(parent *frontier.Request) {
-	f := &r.follows
-	f.mu.Lock()
-	if f.open == nil {
-		f.open = make(map[*frontier.Request][]*frontier.Request)
+// Close closes the state, after the crawl closed the frontier.
+func (s *session) Close() error {
+	if err := s.State.Close(); err != nil {
+		return fmt.Errorf("jobstate: %w", err)
 	}
-	f.open[parent] = nil
-	f.mu.Unlock()
-}
-
-// flushFollows pushes parent's buffered links.
-func (r *run) flushFollows(parent *frontier.Request) {
-	f := &r.follows
-	f.mu.Lock()
-	buf := f.open[parent]
-	delete(f.open, parent)
-	f.mu.Unlock()
-	r.enqueueAll(buf)
-}
-
-// batchPusher is a frontier that pushes many requests at once
-// (durable.Frontier).
-type batchPusher interface {
-	PushBatch(ctx context.Context, reqs []*frontier.Request) ([]frontier.PushResult, []error)
-}
-
-// enqueueAll pushes requests, in one batch when the frontier can, and
-// accounts for each as enqueue does.
-func (r *run) enqueueAll(reqs []*frontier.Request) {
-	bp, ok := r.front.(batchPusher)
-	if !ok || len(reqs) < 2 {
-		for _, req := range reqs {
-			r.enqueue(req)
-		}
-		return
-	}
-	res, errs := bp.PushBatch(context.Background(), reqs)
-	for i, req := range reqs {
-		r.pushed(req, res[i], errs[i])
-	}
+	return nil
 }

@@ -1,4 +1,8 @@
-package crawler_test
+// Package crawltest holds what the tests of heed's crawls share: the
+// testweb sites they crawl, the standard options of such a crawl, and
+// the checks of a crawl's skip log, requests and pacing against the
+// site's oracle. It is for tests only (its functions take a *testing.T).
+package crawltest
 
 import (
 	"bytes"
@@ -17,14 +21,14 @@ import (
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-// testFloor is the floor delay of the crawls of a testweb site: short
+// Floor is the floor delay of the crawls of a testweb site: short
 // enough for a quick test, long enough that a pacing fault shows at the
 // servers.
-const testFloor = 40 * time.Millisecond
+const Floor = 40 * time.Millisecond
 
-// startScenario starts the testweb scenario (every robots.txt case heed
+// StartScenario starts the testweb scenario (every robots.txt case heed
 // must handle), stopped when the test ends.
-func startScenario(t *testing.T) *testweb.Site {
+func StartScenario(t *testing.T) *testweb.Site {
 	t.Helper()
 	site, err := testweb.StartScenario(testweb.WithTimeout(2 * time.Second))
 	if err != nil {
@@ -34,7 +38,7 @@ func startScenario(t *testing.T) *testweb.Site {
 	return site
 }
 
-func startGenerated(t *testing.T, g testweb.Generated) *testweb.Site {
+func StartGenerated(t *testing.T, g testweb.Generated) *testweb.Site {
 	t.Helper()
 	site, err := testweb.StartGenerated(g)
 	if err != nil {
@@ -44,31 +48,31 @@ func startGenerated(t *testing.T, g testweb.Generated) *testweb.Site {
 	return site
 }
 
-// testTimings are the pacing, timeouts and retries of every crawl or
+// Timings are the pacing, timeouts and retries of every crawl or
 // inventory of a testweb site: the scenario's slow and unreachable
 // robots.txt files must be given up on within the test's minute.
-func testTimings() []crawler.Option {
+func Timings() []crawler.Option {
 	return []crawler.Option{
-		crawler.WithDelay(testFloor),
+		crawler.WithDelay(Floor),
 		crawler.WithTimeout(500 * time.Millisecond),
 		crawler.WithRetries(2, 100*time.Millisecond),
 		crawler.WithRobotsGiveUp(3*time.Second, 200*time.Millisecond),
 	}
 }
 
-// siteOptions are the standard options of a crawl of site: its transport
-// and domains, eight workers and [testTimings]. Options appended to them
+// SiteOptions are the standard options of a crawl of site: its transport
+// and domains, eight workers and [Timings]. Options appended to them
 // override them.
-func siteOptions(site *testweb.Site) []crawler.Option {
+func SiteOptions(site *testweb.Site) []crawler.Option {
 	return append([]crawler.Option{
 		crawler.WithTransport(site.Transport()),
 		crawler.WithAllowedDomains(site.Domains()...),
 		crawler.WithWorkers(8),
-	}, testTimings()...)
+	}, Timings()...)
 }
 
-// everyHost seeds a crawl with the root of every host of s.
-func everyHost(s *testweb.Site) []string {
+// EveryHost seeds a crawl with the root of every host of s.
+func EveryHost(s *testweb.Site) []string {
 	var seeds []string
 	for _, h := range s.Hosts() {
 		seeds = append(seeds, h.BaseURL)
@@ -76,35 +80,8 @@ func everyHost(s *testweb.Site) []string {
 	return seeds
 }
 
-// scenarioResult is a finished crawl of the testweb scenario as HeedBot:
-// the site, the skip-log records, the summary and, for a sitemap crawl,
-// the Meta every page callback saw.
-type scenarioResult struct {
-	site    *testweb.Site
-	records []*skiplog.Record
-	sum     crawler.Summary
-	floor   time.Duration
-	meta    map[string]map[string]string
-}
-
-// scenarioCrawl crawls a fresh scenario site from seeds to the end with
-// [siteOptions] and extra, once setup has given the crawler its callbacks.
-func scenarioCrawl(t *testing.T, seeds func(*testweb.Site) []string, setup func(*crawler.Crawler), extra ...crawler.Option) scenarioResult {
-	t.Helper()
-	site := startScenario(t)
-	var skips bytes.Buffer
-	opts := append(append(siteOptions(site), crawler.WithSkipLog(&skips)), extra...)
-	c, err := crawler.New("HeedBot", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup(c)
-	sum := run(t, c, seeds(site)...)
-	return scenarioResult{site: site, records: readSkips(t, &skips), sum: sum, floor: testFloor}
-}
-
-// run runs c to the end, within a minute.
-func run(t *testing.T, c *crawler.Crawler, seeds ...string) crawler.Summary {
+// Run runs c to the end, within a minute.
+func Run(t *testing.T, c *crawler.Crawler, seeds ...string) crawler.Summary {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -118,9 +95,9 @@ func run(t *testing.T, c *crawler.Crawler, seeds ...string) crawler.Summary {
 	return sum
 }
 
-// runUntilItems runs c from seeds and cancels it once it has emitted n
+// RunUntilItems runs c from seeds and cancels it once it has emitted n
 // items; the crawl must end interrupted.
-func runUntilItems(t *testing.T, c *crawler.Crawler, n int64, seeds ...string) crawler.Summary {
+func RunUntilItems(t *testing.T, c *crawler.Crawler, n int64, seeds ...string) crawler.Summary {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -139,24 +116,24 @@ func runUntilItems(t *testing.T, c *crawler.Crawler, n int64, seeds ...string) c
 	return sum
 }
 
-// readSkips decodes the skip log in buf, leaving buf as it is.
-func readSkips(t *testing.T, buf *bytes.Buffer) []*skiplog.Record {
+// ReadSkips decodes the skip log in buf, leaving buf as it is.
+func ReadSkips(t *testing.T, buf *bytes.Buffer) []*skiplog.Record {
 	t.Helper()
-	return decodeSkips(t, bytes.NewReader(buf.Bytes()))
+	return DecodeSkips(t, bytes.NewReader(buf.Bytes()))
 }
 
-// readSkipLog decodes the skip-log file at path.
-func readSkipLog(t *testing.T, path string) []*skiplog.Record {
+// ReadSkipLog decodes the skip-log file at path.
+func ReadSkipLog(t *testing.T, path string) []*skiplog.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return decodeSkips(t, f)
+	return DecodeSkips(t, f)
 }
 
-func decodeSkips(t *testing.T, r io.Reader) []*skiplog.Record {
+func DecodeSkips(t *testing.T, r io.Reader) []*skiplog.Record {
 	t.Helper()
 	var recs []*skiplog.Record
 	if err := skiplog.Read(r, func(r *skiplog.Record) error { recs = append(recs, r); return nil }); err != nil {
@@ -165,9 +142,9 @@ func decodeSkips(t *testing.T, r io.Reader) []*skiplog.Record {
 	return recs
 }
 
-// skipsByURL indexes recs by URL; a URL with two records fails the test
+// SkipsByURL indexes recs by URL; a URL with two records fails the test
 // (invariant 7: exactly one record for every URL not fetched).
-func skipsByURL(t *testing.T, recs []*skiplog.Record) map[string]*skiplog.Record {
+func SkipsByURL(t *testing.T, recs []*skiplog.Record) map[string]*skiplog.Record {
 	t.Helper()
 	got := make(map[string]*skiplog.Record, len(recs))
 	for _, r := range recs {
@@ -179,10 +156,10 @@ func skipsByURL(t *testing.T, recs []*skiplog.Record) map[string]*skiplog.Record
 	return got
 }
 
-// checkSkip checks the record r of the URL u against the oracle's want:
+// CheckSkip checks the record r of the URL u against the oracle's want:
 // the reason and, where robots.txt decided, its evidence (robots.txt URL
 // and status, the deciding line and rule, the group that applied).
-func checkSkip(t *testing.T, u string, r *skiplog.Record, want testweb.ExpectedSkip) {
+func CheckSkip(t *testing.T, u string, r *skiplog.Record, want testweb.ExpectedSkip) {
 	t.Helper()
 	switch {
 	case r == nil:
@@ -206,13 +183,13 @@ func checkSkip(t *testing.T, u string, r *skiplog.Record, want testweb.ExpectedS
 	}
 }
 
-// checkSkipsMatchOracle checks a skip log, by URL, against the oracle's
-// expected set: every expected URL has its record ([checkSkip]) and no
+// CheckSkipsMatchOracle checks a skip log, by URL, against the oracle's
+// expected set: every expected URL has its record ([CheckSkip]) and no
 // other URL has one. Once the test has failed it logs the whole skip log.
-func checkSkipsMatchOracle(t *testing.T, got map[string]*skiplog.Record, want map[string]testweb.ExpectedSkip) {
+func CheckSkipsMatchOracle(t *testing.T, got map[string]*skiplog.Record, want map[string]testweb.ExpectedSkip) {
 	t.Helper()
 	for u, w := range want {
-		checkSkip(t, u, got[u], w)
+		CheckSkip(t, u, got[u], w)
 	}
 	for u, r := range got {
 		if _, expected := want[u]; !expected {
@@ -229,44 +206,44 @@ func checkSkipsMatchOracle(t *testing.T, got map[string]*skiplog.Record, want ma
 	}
 }
 
-// requestCounts are the requests a testweb site answered, as the oracle
+// RequestCounts are the requests a testweb site answered, as the oracle
 // counts them.
-type requestCounts struct {
-	// pages counts the requests by URL, robots.txt files and their
+type RequestCounts struct {
+	// Pages counts the requests by URL, robots.txt files and their
 	// redirect hops aside.
-	pages map[string]int
-	// answeredFirst holds the rate-limited pages: answered 429 or 503
+	Pages map[string]int
+	// AnsweredFirst holds the rate-limited pages: answered 429 or 503
 	// first, then 200, so requested twice by design.
-	answeredFirst map[string]bool
-	// robots counts the robots.txt fetches by authority, redirect hops
+	AnsweredFirst map[string]bool
+	// Robots counts the robots.txt fetches by authority, redirect hops
 	// aside.
-	robots map[string]int
+	Robots map[string]int
 }
 
-func countRequests(site *testweb.Site) requestCounts {
-	rc := requestCounts{pages: map[string]int{}, answeredFirst: map[string]bool{}, robots: map[string]int{}}
+func CountRequests(site *testweb.Site) RequestCounts {
+	rc := RequestCounts{Pages: map[string]int{}, AnsweredFirst: map[string]bool{}, Robots: map[string]int{}}
 	for _, h := range site.Hits() {
 		hop, robots := strings.HasPrefix(h.Served, "redirect "), strings.HasSuffix(h.Path, "robots.txt")
 		if robots && !hop {
-			rc.robots[h.Authority]++
+			rc.Robots[h.Authority]++
 		}
 		if hop || robots {
 			continue
 		}
-		rc.pages[h.Authority+h.Path]++
+		rc.Pages[h.Authority+h.Path]++
 		if h.Served == "first" {
-			rc.answeredFirst[h.Authority+h.Path] = true
+			rc.AnsweredFirst[h.Authority+h.Path] = true
 		}
 	}
 	return rc
 }
 
-// checkRequestsMatchOracle checks that every page requested is one the
+// CheckRequestsMatchOracle checks that every page requested is one the
 // oracle fetches, and that each of those was requested once (a
 // rate-limited one twice).
-func checkRequestsMatchOracle(t *testing.T, rc requestCounts, exp testweb.Expected) {
+func CheckRequestsMatchOracle(t *testing.T, rc RequestCounts, exp testweb.Expected) {
 	t.Helper()
-	for u := range rc.pages {
+	for u := range rc.Pages {
 		if !exp.Fetched[u] {
 			why := "never discovered"
 			if s, ok := exp.Skipped[u]; ok {
@@ -277,17 +254,17 @@ func checkRequestsMatchOracle(t *testing.T, rc requestCounts, exp testweb.Expect
 	}
 	for u := range exp.Fetched {
 		want := 1
-		if rc.answeredFirst[u] {
+		if rc.AnsweredFirst[u] {
 			want = 2
 		}
-		if n := rc.pages[u]; n != want {
+		if n := rc.Pages[u]; n != want {
 			t.Errorf("%s requested %d times, want %d", u, n, want)
 		}
 	}
 }
 
-// hitURLs is the set of URLs (authority and path) the site was asked for.
-func hitURLs(site *testweb.Site) map[string]bool {
+// HitURLs is the set of URLs (authority and path) the site was asked for.
+func HitURLs(site *testweb.Site) map[string]bool {
 	requested := map[string]bool{}
 	for _, h := range site.Hits() {
 		requested[h.Authority+h.Path] = true
@@ -295,10 +272,10 @@ func hitURLs(site *testweb.Site) map[string]bool {
 	return requested
 }
 
-// checkPacing checks invariant 6 at the servers: per authority, the gap
+// CheckPacing checks invariant 6 at the servers: per authority, the gap
 // between consecutive requests (robots.txt included) is never below floor,
 // or the delay host's Crawl-delay there. It returns the hits by authority.
-func checkPacing(t *testing.T, site *testweb.Site, floor time.Duration) map[string][]testweb.Hit {
+func CheckPacing(t *testing.T, site *testweb.Site, floor time.Duration) map[string][]testweb.Hit {
 	t.Helper()
 	byAuth := map[string][]testweb.Hit{}
 	for _, h := range site.Hits() {
