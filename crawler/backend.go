@@ -254,6 +254,7 @@ func (c *Crawler) job(seeds []string, r *run) *Job {
 			politeness.WithFloor(cfg.floor),
 			politeness.WithConcurrency(cfg.perHost),
 			politeness.WithMaxCrawlDelay(cfg.maxDelay),
+			politeness.WithGiveUp(cfg.hostGiveUp),
 			politeness.WithLogger(cfg.logger),
 			politeness.WithStartLog(cfg.startLog),
 		},

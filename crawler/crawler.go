@@ -46,6 +46,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -277,6 +278,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 		MaxBytes:    cfg.robotsMaxByte,
 		RetryBase:   cfg.robotsRetry,
 		GiveUpAfter: cfg.robotsGiveUp,
+		Fetchers:    cmp.Or(cfg.robotsFetchers, middleware.DefaultRobotsFetchers),
 		Now:         cfg.now,
 		Logger:      cfg.logger,
 		OnFetched:   r.robotsFetched,
@@ -293,8 +295,9 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 		r.scope.Stage(),
 		r.robots.Stage(),
 		r.maps.stage(),
-		budget.Stage(),
+		budget.Check(),
 		pace,
+		budget.Stage(), // spent only on a request about to be sent
 		retry.Stage(),
 	)
 	r.items = newItemSink(c, cfg)
@@ -363,6 +366,9 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 		go r.worker(ctx, work)
 	}
 	r.wg.Wait()
+	// No robots.txt fetch may outlive the workers: what it would tell
+	// (stats, the state, sitemap discovery) is closed below.
+	r.robots.Close()
 
 	interrupted := ctx.Err() != nil
 	// Only a crawl of this process alone drains its queue: a job that

@@ -158,6 +158,7 @@ type Info struct {
 var leasedReasons = map[skiplog.Reason]bool{
 	skiplog.RobotsDisallow: true, skiplog.RobotsUnreachable: true, skiplog.CrawlDelayTooLong: true,
 	skiplog.MaxPages: true, skiplog.RedirectBlocked: true, skiplog.FetchError: true,
+	skiplog.HostUnreachable: true,
 }
 
 // Complete says the job is done: its last run ended with nothing queued
