@@ -264,7 +264,7 @@ func (c *Crawler) job(seeds []string, r *run) *Job {
 		},
 	}
 	if r != nil {
-		j.Frontier = append(j.Frontier, frontier.WithAdmit(r.admit))
+		j.Frontier = append(j.Frontier, frontier.WithAdmit(r.admitting(r.admit)))
 	}
 	return j
 }

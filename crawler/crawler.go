@@ -104,6 +104,9 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if err := b.Check(c.job(nil, nil)); err != nil {
 		return nil, err
 	}
+	if err := c.cfg.checkSignals(); err != nil {
+		return nil, err
+	}
 	c.stats = newStats(c.cfg.now)
 	return c, nil
 }
@@ -232,6 +235,7 @@ type run struct {
 	work context.Context
 
 	follows follows
+	held    heldLinks // links not followed for nofollow (pagesignals.go)
 
 	wg sync.WaitGroup
 }
@@ -366,6 +370,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 		go r.worker(ctx, work)
 	}
 	r.wg.Wait()
+	r.flushHeld()
 	// No robots.txt fetch may outlive the workers: what it would tell
 	// (stats, the state, sitemap discovery) is closed below.
 	r.robots.Close()
