@@ -230,6 +230,8 @@ type run struct {
 	items  *itemSink
 	maps   *sitemapReader
 	budget *middleware.Budget
+	// parses bounds the HTML trees in use at once (parse_limits.go).
+	parses *parseBudget
 	// work is the run's context for work that is not cancelled with
 	// Run's (set when the run starts).
 	work context.Context
@@ -254,7 +256,7 @@ func (c *Crawler) newRun(seeds []string) (*run, error) {
 // wire builds a run's parts.
 func (c *Crawler) wire(seeds []string) (*run, error) {
 	cfg := &c.cfg
-	r := &run{c: c, cfg: cfg, stats: c.stats}
+	r := &run{c: c, cfg: cfg, stats: c.stats, parses: newParseBudget(2 * cfg.maxElements)}
 	domains := cfg.domains
 	if len(domains) == 0 {
 		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.urls...) {
