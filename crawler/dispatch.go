@@ -115,10 +115,19 @@ func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCa
 			return false
 		}
 	}
-	links, base, hasBase, ok := scanLinks(resp.Body)
-	if !ok {
+	// The DOM would hold only part of a page over the element limit.
+	if _, whole, _ := htmlToParse(resp.Body, r.cfg.maxElements); !whole {
 		return false
 	}
+	scan := resp.scan
+	if scan == nil {
+		s := scanPage(resp.Body, r.c.agent)
+		scan = &s
+	}
+	if !scan.linksOK {
+		return false
+	}
+	links, base, hasBase := scan.links, scan.base, scan.hasBase
 	resp.base = resp.URL
 	if hasBase {
 		if b, err := resp.URL.Parse(strings.TrimSpace(base)); err == nil {
