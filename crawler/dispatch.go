@@ -102,8 +102,8 @@ func (r *run) dispatch(ctx context.Context, mr *middleware.Response) {
 	}
 }
 
-// followScanned runs the callbacks on links read by scanLinks, without a
-// DOM, when every HTML callback is FollowLinks' a[href] one, no XML
+// followScanned runs the callbacks on links read by scanPage, without a
+// DOM (for a page the DOM would hold whole), when every HTML callback is FollowLinks' a[href] one, no XML
 // callback runs and nothing built the DOM already. It reports whether it
 // did; if not, the caller builds the DOM.
 func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCallback) bool {
@@ -115,13 +115,9 @@ func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCa
 			return false
 		}
 	}
-	// The DOM would hold only part of a page over the element limit.
-	if _, whole, _ := htmlToParse(resp.Body, r.cfg.maxElements); !whole {
-		return false
-	}
 	scan := resp.scan
 	if scan == nil {
-		s := scanPage(resp.Body, r.c.agent)
+		s := scanPage(resp.Body, r.c.agent, r.cfg.maxElements)
 		scan = &s
 	}
 	if !scan.linksOK {

@@ -51,13 +51,17 @@ type pageScan struct {
 // scanLinks returns the a[href] links of an HTML body and the href of its
 // first base[href] element, or ok false when only the DOM can tell.
 func scanLinks(body []byte) (links []scannedLink, base string, hasBase, ok bool) {
-	ps := scanPage(body, "")
+	ps := scanPage(body, "", DefaultMaxPageElements)
 	return ps.links, ps.base, ps.hasBase, ps.linksOK
 }
 
 // scanPage reads body's links and the meta robots directives for token.
-func scanPage(body []byte, token string) pageScan {
-	ps := pageScan{linksOK: bytes.IndexByte(body, 0) < 0}
+// It reads links only from a page whose DOM would hold it whole (see
+// htmlToParse), and never more than maxElements of them: memory stays
+// bounded as the DOM's is.
+func scanPage(body []byte, token string, maxElements int) pageScan {
+	_, whole, _ := htmlToParse(body, maxElements)
+	ps := pageScan{linksOK: whole && bytes.IndexByte(body, 0) < 0}
 	z := html.NewTokenizer(bytes.NewReader(body))
 	z.SetMaxBuf(1 << 20) // as pagerobots.ScanHTML
 	line, statements := 1, 0
@@ -98,6 +102,10 @@ func scanPage(body []byte, token string) pageScan {
 				}
 			}
 			if hasHref {
+				if maxElements > 0 && len(ps.links) >= maxElements {
+					ps.links, ps.linksOK = nil, false
+					continue
+				}
 				ps.links = append(ps.links, l)
 			}
 		case "base":

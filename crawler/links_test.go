@@ -72,7 +72,7 @@ var scanCases = []struct {
 // checkMeta compares scanPage's meta robots with pagerobots.ScanHTML's.
 func checkMeta(t testing.TB, body []byte) {
 	want, _ := pagerobots.ScanHTML(bytes.NewReader(body), "HeedBot", 0)
-	if got := scanPage(body, "HeedBot").meta; !reflect.DeepEqual(got, want) {
+	if got := scanPage(body, "HeedBot", DefaultMaxPageElements).meta; !reflect.DeepEqual(got, want) {
 		t.Errorf("meta robots: scan %+v\nScanHTML %+v", got, want)
 	}
 }

@@ -121,7 +121,7 @@ func (r *run) readSignals(resp *Response, html bool) {
 	resp.Directives = pagerobots.ParseHeader(token, resp.Header.Values(pagerobots.HeaderName))
 	if html {
 		// One tokenizer pass for the meta robots and the links (links.go).
-		scan := scanPage(resp.Body, token)
+		scan := scanPage(resp.Body, token, r.cfg.maxElements)
 		resp.Directives.Add(scan.meta)
 		resp.scan = &scan
 	}
