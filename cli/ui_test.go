@@ -51,7 +51,9 @@ func TestUICommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"ui", "--addr", "127.0.0.1:0", "--agent", "ExampleBot"}, &stdout, &stderr) }()
+	go func() {
+		done <- run(ctx, []string{"ui", "--addr", "127.0.0.1:0", "--agent", "ExampleBot"}, &stdout, &stderr)
+	}()
 	base := waitAddr(t, &stderr, done)
 	code, ctype, body := getBody(t, base+"/robots")
 	if code != 200 || !strings.HasPrefix(ctype, "text/html") || !strings.Contains(body, `value="ExampleBot"`) {
