@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/fleet"
 	"github.com/heedcrawl/heed/ui"
 	"github.com/heedcrawl/heed/ui/redisfleet"
 )
@@ -163,7 +164,7 @@ func (a *App) runUI(ctx context.Context, f *uiFlagSet) error {
 		}
 		rdb := redis.NewClient(ro)
 		defer rdb.Close()
-		src, err := redisfleet.New(rdb, f.crawlID, crawler.RedisPrefix(f.crawlID))
+		src, err := redisfleet.New(rdb, f.crawlID, fleet.Prefix(f.crawlID))
 		if err != nil {
 			return usageError("%v", err)
 		}
