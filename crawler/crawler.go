@@ -97,6 +97,9 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if err := c.cfg.checkRedis(); err != nil {
 		return nil, err
 	}
+	if err := c.cfg.checkDevLoop(); err != nil {
+		return nil, err
+	}
 	c.stats = newStats(c.cfg.now)
 	return c, nil
 }
@@ -239,6 +242,9 @@ type run struct {
 	// (redis.go).
 	fleet   *fleet
 	follows follows
+	// record, in a run made by Parse, collects what callbacks emit and
+	// follow instead of the pipelines and the frontier (parse.go).
+	record *recorder
 
 	wg sync.WaitGroup
 }
@@ -273,7 +279,12 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		}
 		r.fleet, r.pace = fl, fleetPacer{Pacer: fl.pacer, fl: fl}
 	} else {
+		var throttle politeness.Option
+		if cfg.autoThrottle != nil {
+			throttle = politeness.WithAutoThrottle(*cfg.autoThrottle)
+		}
 		pacer, err := politeness.New(
+			throttle,
 			politeness.WithFloor(cfg.floor),
 			politeness.WithConcurrency(cfg.perHost),
 			politeness.WithMaxCrawlDelay(cfg.maxDelay),
@@ -327,6 +338,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		)
 	}
 	r.down = newDownloader(cfg.userAgent, cfg.timeout, cfg.maxBody, cfg.transport)
+	r.down.applyCookies(cfg)
 	r.down.stray = r.strayVisit
 	pace := middleware.Politeness(r.pace)
 	policy := middleware.RobotsPolicy{
@@ -351,7 +363,8 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		policy.SharedLockTTL = cfg.timeout*6 + 10*time.Second // a fetch and its five redirects
 		policy.OnLoaded = r.robotsLoaded
 	}
-	r.robots = middleware.NewRobots(pace(r.down), policy)
+	cache := r.cacheStage()
+	r.robots = middleware.NewRobots(cache(pace(r.down)), policy)
 	r.budget = budget
 	r.maps = newSitemapReader(r, &cfg.sitemaps)
 	r.chain = middleware.Chain(r.down,
@@ -359,6 +372,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		r.robots.Stage(),
 		r.maps.stage(),
 		budget.Stage(),
+		cache,
 		pace,
 		retry.Stage(),
 	)
@@ -525,6 +539,9 @@ func (r *run) handle(resp *middleware.Response) {
 		return
 	}
 	r.stats.fetched(req.Authority(), resp.Status, len(resp.Body))
+	if resp.FromCache {
+		r.stats.cacheHit()
+	}
 	if r.fleet != nil {
 		r.fleet.counters.fetched(req.Authority(), resp.Status, len(resp.Body))
 	}

@@ -27,6 +27,7 @@ import (
 // bodies are capped, compressed ones included.
 type downloader struct {
 	c       *colly.Collector
+	jar     *authorityJar
 	maxBody int
 	// stray receives URLs that a callback asked colly itself to visit
 	// (e.Request.Visit); heed turns them into followed links instead of
@@ -61,9 +62,10 @@ func newDownloader(userAgent string, timeout time.Duration, maxBody int, transpo
 	}
 	c.WithTransport(&boundedTransport{next: transport, max: int64(maxBody)})
 	c.SetRequestTimeout(timeout)
-	c.SetCookieJar(newAuthorityJar())
+	jar := newAuthorityJar()
+	c.SetCookieJar(jar)
 	c.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
-	d := &downloader{c: c, maxBody: maxBody, transport: transport, userAgent: userAgent, timeout: timeout}
+	d := &downloader{c: c, jar: jar, maxBody: maxBody, transport: transport, userAgent: userAgent, timeout: timeout}
 	c.OnRequest(func(r *colly.Request) {
 		s, _ := r.Ctx.GetAny(slotKey).(*slot)
 		if s == nil || !s.started.CompareAndSwap(false, true) {
@@ -127,7 +129,11 @@ func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 		cctx.Put(k, v)
 	}
 	start := time.Now()
-	err := d.c.Request(method, req.URL, nil, cctx, nil)
+	var reqBody io.Reader
+	if len(req.Body) > 0 {
+		reqBody = bytes.NewReader(req.Body)
+	}
+	err := d.c.Request(method, req.URL, reqBody, cctx, requestHeader(req.Header))
 	if s.resp == nil {
 		if err == nil {
 			err = s.err
@@ -160,6 +166,18 @@ func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 		Elapsed:   time.Since(start),
 		Native:    r,
 	}, nil
+}
+
+// requestHeader is a request's own headers as sent: a copy, without a
+// User-Agent, which stays the crawler's so that robots.txt groups address
+// what the site sees. nil when the request has none.
+func requestHeader(h http.Header) http.Header {
+	if len(h) == 0 {
+		return nil
+	}
+	out := h.Clone()
+	out.Del("User-Agent")
+	return out
 }
 
 // boundedTransport caps every response body at max+1 bytes after

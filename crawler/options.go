@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/httpcache"
+	"github.com/heedcrawl/heed/politeness"
 )
 
 // config is everything an Option can set. Zero values mean heed's polite
@@ -45,6 +47,12 @@ type config struct {
 	state     State
 	redis     *redisConfig // see redis.go
 	transport http.RoundTripper
+	// The developer's loop (cache.go): the HTTP cache, AutoThrottle and
+	// cookie jar control.
+	cache        *httpcache.Cache
+	autoThrottle *politeness.AutoThrottle
+	noCookies    bool
+	cookies      []presetCookies
 	skipOut   io.Writer
 	itemOut   io.Writer
 	logger    *slog.Logger
