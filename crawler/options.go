@@ -53,11 +53,11 @@ type config struct {
 	autoThrottle *politeness.AutoThrottle
 	noCookies    bool
 	cookies      []presetCookies
-	skipOut   io.Writer
-	itemOut   io.Writer
-	logger    *slog.Logger
-	now       func() time.Time
-	startLog  int // see live.go
+	skipOut      io.Writer
+	itemOut      io.Writer
+	logger       *slog.Logger
+	now          func() time.Time
+	startLog     int // see live.go
 }
 
 // Option sets an optional crawler setting.
