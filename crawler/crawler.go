@@ -88,8 +88,8 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if c.cfg.userAgent == "" {
 		c.cfg.userAgent = DefaultUserAgent(agent)
 	}
-	if !UserAgentHasToken(c.cfg.userAgent, agent) {
-		return nil, fmt.Errorf("crawler: the User-Agent %q does not contain the product token %q; sites could not address heed in robots.txt", c.cfg.userAgent, agent)
+	if err := CheckUserAgent(c.cfg.userAgent, agent); err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	if err := c.cfg.checkState(); err != nil {
 		return nil, err

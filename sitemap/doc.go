@@ -44,8 +44,12 @@
 // them is reported), 50 MiB uncompressed per document (decompression stops
 // there, so a gzip bomb costs nothing), 2,048 characters per loc. Against hostile
 // input, XML nesting, the size of one XML token and the number of
-// extensions per URL are bounded too, and no DOCTYPE entity is ever
-// expanded.
+// extensions per URL are bounded too, and no entity is ever expanded
+// except XML's five predefined ones and character references: an entry
+// whose loc holds any other entity reference (external, defined in a
+// DOCTYPE, undefined) names no known URL and is dropped and reported
+// (ProblemEntity), never delivered with "&name;" in it; an xhtml:link
+// alternate without href, or with such a reference, is dropped too.
 //
 // A sitemap may list only URLs within its scope (see [Scope]); the default
 // is its authority (scheme, host and port), and [ScopeDirectory] is the

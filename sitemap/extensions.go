@@ -100,6 +100,10 @@ func (x *xmlParser) endSub() {
 	switch x.sub {
 	case subImage:
 		x.sub = subNone
+		if ref := x.ents.unexpanded(x.img.Loc); ref != "" {
+			x.rep.addProblem(ProblemEntity, x.line(), restoreEntities(x.img.Loc), "image:loc has the entity "+ref+", which is never expanded; image dropped")
+			return
+		}
 		if len(x.e.Images) >= maxExtensions {
 			x.rep.addProblem(ProblemExtensionLimit, x.line(), "", fmt.Sprintf("more than %d images", maxExtensions))
 			return

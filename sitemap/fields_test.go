@@ -1,7 +1,9 @@
 package sitemap
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -132,5 +134,52 @@ func TestExtensionsBounded(t *testing.T) {
 	got, rep := parseAll(t, doc)
 	if len(got) != 1 || len(got[0].Images) != maxExtensions || rep.Counts[ProblemExtensionLimit] != 5 {
 		t.Fatalf("images %d, extension problems %d", len(got[0].Images), rep.Counts[ProblemExtensionLimit])
+	}
+}
+
+func TestAlternatesAndImagesWithoutAURL(t *testing.T) {
+	doc := []byte("<urlset " + ns + ` xmlns:xhtml="http://www.w3.org/1999/xhtml" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">` +
+		`<url><loc>https://example.com/a</loc>` +
+		`<xhtml:link rel="alternate" hreflang="de"/>` +
+		`<xhtml:link rel="alternate" hreflang="fr" href=""/>` +
+		`<xhtml:link rel="alternate" hreflang="es" href="https://example.com/&es;"/>` +
+		`<xhtml:link rel="alternate" hreflang="en&x;" href="https://example.com/en"/>` +
+		`<image:image><image:loc>https://example.com/&img;</image:loc></image:image>` +
+		`<image:image><image:loc>https://example.com/i.png</image:loc><image:title>T &t; &amp; u</image:title></image:image>` +
+		`</url></urlset>`)
+	got, rep := parseAll(t, doc)
+	if len(got) != 1 {
+		t.Fatalf("entries %+v", got)
+	}
+	want := []Alternate{{Href: "https://example.com/en", Hreflang: "en&x;"}}
+	if !reflect.DeepEqual(got[0].Alternates, want) {
+		t.Errorf("alternates %+v, want %+v", got[0].Alternates, want)
+	}
+	wantImg := []Image{{Loc: "https://example.com/i.png", Title: "T &t; & u"}}
+	if !reflect.DeepEqual(got[0].Images, wantImg) {
+		t.Errorf("images %+v, want %+v", got[0].Images, wantImg)
+	}
+	if rep.Counts[ProblemAlternateHref] != 2 || rep.Counts[ProblemEntity] != 2 {
+		t.Errorf("problems %v", rep.Problems)
+	}
+	for _, p := range rep.Problems {
+		if p.Kind == ProblemEntity && p.Loc != "https://example.com/&es;" && p.Loc != "https://example.com/&img;" {
+			t.Errorf("entity problem names %q, want the href as written", p.Loc)
+		}
+	}
+}
+
+func TestManyEntityNamesStillDropped(t *testing.T) {
+	// Past maxEntityNames distinct names the scanner stops mapping them;
+	// a loc with a reference must still never be delivered.
+	var b strings.Builder
+	b.WriteString("<urlset " + ns + ">")
+	for i := range maxEntityNames + 10 {
+		fmt.Fprintf(&b, "<url><loc>https://example.com/&e%d;</loc></url>", i)
+	}
+	b.WriteString("<url><loc>https://example.com/ok</loc></url></urlset>")
+	got, rep := parseAll(t, []byte(b.String()))
+	if len(got) != 1 || got[0].Loc != "https://example.com/ok" || rep.Counts[ProblemEntity] != maxEntityNames+10 {
+		t.Fatalf("entries %d (first %q), entity problems %d", len(got), got[0].Loc, rep.Counts[ProblemEntity])
 	}
 }

@@ -22,6 +22,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		[]byte(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="/e"/><updated>2024-03-05T10:00:00Z</updated></entry></feed>`),
 		[]byte("\ufeff<?xml version='1.0' encoding='latin1'?><urlset><url><loc><![CDATA[https://example.com/?a&b]]>&amp;&#65;</loc></url></urlset>"),
 		[]byte("<urlset " + ns + "><url><loc>https://example.com/a</loc></url><url><loc>"),
+		[]byte("<!DOCTYPE u [<!ENTITY e SYSTEM \"file:///x\">]><urlset " + ns + "><url><loc>http://h/&e;&amp;&z;</loc><xhtml:link rel=\"alternate\" href=\"&q;\"/></url></urlset>"),
 	}
 	files, _ := filepath.Glob("testdata/*.*")
 	for _, name := range files {
@@ -64,6 +65,14 @@ func FuzzParse(f *testing.F) {
 			n++
 			if e.Loc == "" {
 				t.Errorf("entry without a loc: %+v", e)
+			}
+			if strings.Contains(e.Loc, entityOpen) {
+				t.Errorf("loc with an unexpanded entity delivered: %q", e.Loc)
+			}
+			for _, a := range e.Alternates {
+				if a.Href == "" || strings.Contains(a.Href, entityOpen) {
+					t.Errorf("alternate without a known href delivered: %+v", a)
+				}
 			}
 			if utf8.RuneCountInString(e.Loc) > maxLoc {
 				t.Errorf("loc of %d characters delivered", utf8.RuneCountInString(e.Loc))

@@ -75,6 +75,14 @@ const (
 	// ProblemExtensionLimit: a <url> has more images, videos, alternates
 	// or video tags than kept (1,000 each); the rest are dropped.
 	ProblemExtensionLimit ProblemKind = "extension-limit"
+	// ProblemEntity: a loc (or link, guid or xhtml:link href) holds an
+	// entity reference that is not expanded (one a DOCTYPE defines,
+	// external or undefined): the URL it stands for is unknown, so the
+	// entry (or alternate) is not delivered. Loc has it as written.
+	ProblemEntity ProblemKind = "unexpanded-entity"
+	// ProblemAlternateHref: an xhtml:link alternate without an href; not
+	// kept.
+	ProblemAlternateHref ProblemKind = "alternate-without-href"
 	// ProblemUnexpectedElement: a <url> in a sitemap index or a <sitemap>
 	// in a urlset; tolerated and delivered with the kind it says.
 	ProblemUnexpectedElement ProblemKind = "unexpected-element"

@@ -49,6 +49,7 @@ type xmlParser struct {
 	*parser
 	d     *xml.Decoder
 	guard *tokenGuard
+	ents  *entityScanner
 	depth int
 
 	inEntry    bool
@@ -74,10 +75,13 @@ type xmlParser struct {
 
 func (p *parser) parseXML(in *bufio.Reader) {
 	g := &tokenGuard{r: in}
-	x := &xmlParser{parser: p, guard: g, d: xml.NewDecoder(g), nsReported: map[string]bool{}}
-	// Not strict: real sitemaps have unescaped & in URLs. Unknown entities are then kept as written; no
-	// Entity map is set, so a DOCTYPE's entities are never expanded.
+	ents := &entityScanner{r: g, names: map[string]string{}}
+	x := &xmlParser{parser: p, guard: g, ents: ents, d: xml.NewDecoder(ents), nsReported: map[string]bool{}}
+	// Not strict: real sitemaps have unescaped & in URLs. An entity that
+	// is not predefined is never expanded: the Entity map, filled by the
+	// scanner, turns each reference into a marker (see entity.go).
 	x.d.Strict = false
+	x.d.Entity = ents.names
 	x.d.CharsetReader = x.charsetReader
 	for {
 		tok, err := x.d.Token()
@@ -323,14 +327,23 @@ func (x *xmlParser) entryChild(t xml.StartElement) {
 			return
 		}
 		x.checkNS(t, nsXHTML)
+		href := strings.TrimSpace(attr(t, "href"))
+		if href == "" {
+			x.rep.addProblem(ProblemAlternateHref, x.line(), "", "xhtml:link alternate without href; dropped")
+			return
+		}
+		if ref := x.ents.unexpanded(href); ref != "" {
+			x.rep.addProblem(ProblemEntity, x.line(), restoreEntities(href), "xhtml:link href has the entity "+ref+", which is never expanded; dropped")
+			return
+		}
 		if len(x.e.Alternates) >= maxExtensions {
 			x.rep.addProblem(ProblemExtensionLimit, x.line(), "", fmt.Sprintf("more than %d alternates", maxExtensions))
 			return
 		}
 		x.e.Alternates = append(x.e.Alternates, Alternate{
-			Href:     cut(strings.TrimSpace(attr(t, "href")), maxFieldBytes),
-			Hreflang: cut(attr(t, "hreflang"), maxFieldBytes),
-			Media:    cut(attr(t, "media"), maxFieldBytes),
+			Href:     cut(href, maxFieldBytes),
+			Hreflang: cut(restoreEntities(attr(t, "hreflang")), maxFieldBytes),
+			Media:    cut(restoreEntities(attr(t, "media")), maxFieldBytes),
 		})
 	}
 }
@@ -366,10 +379,14 @@ func (x *xmlParser) endCapture() {
 	c := &x.cap
 	c.depth = 0
 	*c.dst = strings.TrimSpace(string(c.buf))
-	if c.dst == &x.loc {
-		x.locOver = c.overflow
-		return
+	if c.dst == &x.loc || c.dst == &x.guid {
+		x.locOver = c.overflow && c.dst == &x.loc
+		return // endEntry drops a loc with an unexpanded entity
 	}
+	if c.dst == &x.img.Loc {
+		return // endSub drops an image whose loc has one
+	}
+	*c.dst = restoreEntities(*c.dst)
 	if c.overflow {
 		x.rep.addProblem(ProblemFieldTooLong, x.line(), "", fmt.Sprintf("<%s> cut to %d bytes", c.name, maxFieldBytes))
 	}
@@ -392,6 +409,12 @@ func (x *xmlParser) endEntry() bool {
 	}
 	if x.loc == "" {
 		x.rep.addProblem(ProblemMissingLoc, x.entryLine, "", "entry without a loc; skipped")
+		return !x.cancelled()
+	}
+	if ref := x.ents.unexpanded(x.loc); ref != "" {
+		// The URL is unknown: whatever the entity stood for is not in the
+		// document, and heed never fetches it to find out.
+		x.rep.addProblem(ProblemEntity, x.locLine, restoreEntities(x.loc), "the entity "+ref+" is never expanded, so the loc names no known URL; dropped")
 		return !x.cancelled()
 	}
 	e.Loc, e.Line = x.loc, x.locLine

@@ -2,20 +2,18 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/heedcrawl/heed/cli"
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
 )
 
-func init() { commands = append(commands, demoCommand) }
-
-func demoCommand(stdout, stderr io.Writer) *cobra.Command {
+func demoCommand(a *cli.App) *cobra.Command {
 	var dir string
 	var verbose bool
 	cmd := &cobra.Command{
@@ -41,33 +39,25 @@ line and rule excluded it.`,
 					return err
 				}
 			} else if err := os.MkdirAll(dir, 0o755); err != nil {
-				return &exitError{code: 2, err: err}
+				return cli.ExitError(2, err)
 			}
-			f := crawlFlags{
-				agent:      "HeedBot",
-				skiplog:    filepath.Join(dir, "skipped.jsonl"),
-				out:        filepath.Join(dir, "pages.jsonl"),
-				delay:      50 * time.Millisecond,
-				workers:    16,
-				perHost:    1,
-				timeout:    time.Second,
-				robotsAge:  24 * time.Hour,
-				robotsGive: 3 * time.Second,
-				maxDelay:   30 * time.Second,
-				progress:   "auto",
-				verbose:    verbose,
-				domains:    site.Domains(),
+			args := []string{"--agent", "HeedBot",
+				"--skiplog", filepath.Join(dir, "skipped.jsonl"), "--out", filepath.Join(dir, "pages.jsonl"),
+				"--delay", "50ms", "--timeout", "1s", "--robots-give-up", "3s"}
+			if verbose {
+				args = append(args, "--verbose")
 			}
-			fmt.Fprintf(stdout, "heed demo: crawling the local test site (%d hosts) as HeedBot\n", len(site.Hosts()))
-			extra := []crawler.Option{
+			for _, d := range site.Domains() {
+				args = append(args, "--allow-domain", d)
+			}
+			fmt.Fprintf(a.Stdout(), "heed demo: crawling the local test site (%d hosts) as HeedBot\n", len(site.Hosts()))
+			return a.Crawl(cmd.Context(), append(args, site.Seeds()...),
 				crawler.WithTransport(site.Transport()),
 				crawler.WithRetries(2, 200*time.Millisecond),
-				crawler.WithRobotsGiveUp(3*time.Second, 250*time.Millisecond),
-			}
-			return runCrawl(cmd.Context(), &f, site.Seeds(), extra, stdout, stderr)
+				crawler.WithRobotsGiveUp(3*time.Second, 250*time.Millisecond))
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "write pages.jsonl and skipped.jsonl here (default: a new temporary directory)")
-	cmd.Flags().BoolVar(&verbose, "verbose", false, "log robots.txt fetches to stderr")
+	cli.VerboseFlag(cmd.Flags(), &verbose)
 	return cmd
 }

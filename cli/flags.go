@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/robots"
+)
+
+// The flags several commands share are declared here, once each: name,
+// default and help text. A command takes a group by embedding its struct
+// and calling register; the group's check refuses bad values with the
+// same words wherever the flag appears.
+
+// agentFlags are --agent and --user-agent: who the crawler says it is.
+type agentFlags struct {
+	agent     string
+	userAgent string
+}
+
+// register adds the flags; spiderName, when not empty, is --agent's
+// default (a spider program's own product token).
+func (f *agentFlags) register(fs *pflag.FlagSet, spiderName string) {
+	fs.StringVar(&f.agent, "agent", spiderName, "product token that selects robots.txt groups, e.g. ExampleBot (required unless the spider names one)")
+	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header; must contain the agent token, no control characters (default: a compatible string naming the token)")
+}
+
+// check refuses a missing or malformed token and a User-Agent that would
+// not name it or could not be sent, with the crawler's own rules.
+func (f *agentFlags) check() error {
+	if f.agent == "" {
+		return usageError("--agent is required: the product token robots.txt rules are written for")
+	}
+	if !robots.ValidProductToken(f.agent) {
+		return &exitError{code: 2, err: &flagError{flag: "agent", value: fmt.Sprintf("%q", f.agent), want: "not a product token (letters, '-' and '_' only)"}}
+	}
+	if f.userAgent != "" {
+		if err := crawler.CheckUserAgent(f.userAgent, f.agent); err != nil {
+			return &exitError{code: 2, err: &flagError{flag: "user-agent", value: fmt.Sprintf("%q", f.userAgent), want: err.Error()}}
+		}
+	}
+	return nil
+}
+
+// effectiveUserAgent is the User-Agent header requests carry.
+func (f *agentFlags) effectiveUserAgent() string {
+	if f.userAgent != "" {
+		return f.userAgent
+	}
+	return crawler.DefaultUserAgent(f.agent)
+}
+
+// timeoutFlag is --timeout.
+type timeoutFlag struct{ timeout time.Duration }
+
+func (f *timeoutFlag) register(fs *pflag.FlagSet) {
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of one request, its body included")
+}
+
+func (f *timeoutFlag) check() error { return atLeast("timeout", f.timeout, time.Nanosecond) }
+
+// paceFlags are the politeness settings: --delay, --max-crawl-delay,
+// --robots-give-up.
+type paceFlags struct {
+	delay    time.Duration
+	maxDelay time.Duration
+	giveUp   time.Duration
+}
+
+func (f *paceFlags) register(fs *pflag.FlagSet) {
+	fs.DurationVar(&f.delay, "delay", time.Second, "least time between requests to one host; a larger robots.txt Crawl-delay wins")
+	fs.DurationVar(&f.maxDelay, "max-crawl-delay", 30*time.Second, "hosts asking for a longer Crawl-delay are skipped")
+	fs.DurationVar(&f.giveUp, "robots-give-up", 10*time.Minute, "how long to retry an unreachable robots.txt before skipping its host's URLs")
+}
+
+func (f *paceFlags) check() error {
+	return firstError(
+		atLeast("delay", f.delay, 0),
+		atLeast("max-crawl-delay", f.maxDelay, time.Nanosecond),
+		atLeast("robots-give-up", f.giveUp, time.Nanosecond),
+	)
+}
+
+func (f *paceFlags) options(l *optionList) {
+	l.add("delay", crawler.WithDelay(f.delay))
+	l.add("max-crawl-delay", crawler.WithMaxCrawlDelay(f.maxDelay))
+	l.add("robots-give-up", crawler.WithRobotsGiveUp(f.giveUp, 0))
+}
+
+// reportFlags are what a long command writes beside its results: the skip
+// log, the live progress line and the log's verbosity.
+type reportFlags struct {
+	skiplog  string
+	progress string
+	verbose  bool
+}
+
+// defaultSkipLog is the skip log's name when --skiplog is not given.
+const defaultSkipLog = "skipped.jsonl"
+
+func (f *reportFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.skiplog, "skiplog", defaultSkipLog, "write the skip log (every URL not fetched, and why) to this file; empty for none")
+	fs.StringVar(&f.progress, "progress", "auto", "live progress on stderr: auto (when a terminal), always, never")
+	VerboseFlag(fs, &f.verbose)
+}
+
+// VerboseFlag adds heed's --verbose (-v) to a command of the program's
+// own, with the help text and default every heed command has.
+func VerboseFlag(fs *pflag.FlagSet, p *bool) {
+	fs.BoolVarP(p, "verbose", "v", false, "log robots.txt and sitemap fetches and errors to stderr")
+}
+
+func (f *reportFlags) check() error {
+	switch f.progress {
+	case "auto", "always", "never":
+		return nil
+	}
+	return usageError("--progress %q: want auto, always or never", f.progress)
+}
+
+// logger is the crawler's logger for --verbose; nil without it.
+func (f *reportFlags) logger(stderr io.Writer) *slog.Logger {
+	if !f.verbose {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// formatFlag is --format, the format of --out.
+type formatFlag struct{ format string }
+
+func (f *formatFlag) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.format, "format", "", "format of --out: jsonl, json or csv (default: from the --out file name, a .gz suffix compressing; else jsonl)")
+}
+
+// optionList collects the crawler options of a command's flags. Options
+// of flags left at their defaults go first, then the spider's own, then
+// those of the flags given on the command line (or in --config), so a
+// spider's settings beat heed's defaults and the command line beats both.
+type optionList struct {
+	fs       *pflag.FlagSet
+	defaults []crawler.Option
+	given    []crawler.Option
+}
+
+func (l *optionList) add(flag string, o crawler.Option) {
+	if l.fs.Changed(flag) {
+		l.given = append(l.given, o)
+	} else {
+		l.defaults = append(l.defaults, o)
+	}
+}
+
+// always adds an option that is not a flag's: it comes last.
+func (l *optionList) always(o ...crawler.Option) { l.given = append(l.given, o...) }
+
+// with returns the options, the spider's in the middle.
+func (l *optionList) with(spider []crawler.Option) []crawler.Option {
+	out := append(append([]crawler.Option{}, l.defaults...), spider...)
+	return append(out, l.given...)
+}
+
+// flagError is a flag value out of range. The crawl command names the
+// --config line the value came from.
+type flagError struct {
+	flag  string
+	value string
+	want  string
+}
+
+func (e *flagError) Error() string { return fmt.Sprintf("--%s %s: %s", e.flag, e.value, e.want) }
+
+// atLeast refuses a duration below min (0: negative; 1ns: not positive).
+func atLeast(flag string, d, min time.Duration) error {
+	if d >= min {
+		return nil
+	}
+	want := "must not be negative"
+	if min > 0 {
+		want = "must be positive"
+	}
+	return &exitError{code: 2, err: &flagError{flag: flag, value: d.String(), want: want}}
+}
+
+// atLeastN refuses a count below min, saying what the count means.
+func atLeastN(flag string, n, min int, want string) error {
+	if n >= min {
+		return nil
+	}
+	return &exitError{code: 2, err: &flagError{flag: flag, value: fmt.Sprint(n), want: want}}
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/pflag"
+
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/crawler/metrics"
+)
+
+// FlagGroup is a set of crawl flags with what they do beside a crawl: a
+// metrics endpoint, a live web page, a periodic log. crawl registers the
+// group's flags, calls Check with every other option before any output is
+// opened (a refused value exits with status 2 and touches no file), and
+// calls Start once the crawler is built, before its outputs are opened and
+// it runs; the function Start returns is called when the crawl has ended.
+type FlagGroup interface {
+	Register(fs *pflag.FlagSet)
+	Check() error
+	Start(c *crawler.Crawler, a *App) (stop func(), err error)
+}
+
+// watchFlags are --metrics and --stats-interval: what a long job shows
+// while it runs. heed's own FlagGroup.
+type watchFlags struct {
+	metrics    string
+	statsEvery time.Duration
+}
+
+func (w *watchFlags) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&w.metrics, "metrics", "", "serve Prometheus metrics on this address at /metrics while crawling, e.g. 127.0.0.1:9090")
+	fs.DurationVar(&w.statsEvery, "stats-interval", 0, "print a line of statistics to stderr this often (0: only the summary at the end)")
+}
+
+func (w *watchFlags) Check() error { return atLeast("stats-interval", w.statsEvery, 0) }
+
+func (w *watchFlags) Start(c *crawler.Crawler, a *App) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	if w.metrics != "" {
+		srv, err := metrics.Listen(w.metrics, c.Stats(), prometheus.Labels{"agent": c.Agent()})
+		if err != nil {
+			return stop, &exitError{code: 2, err: fmt.Errorf("--metrics: %w", err)}
+		}
+		fmt.Fprintf(a.stderr, "metrics: http://%s/metrics\n", srv.Addr())
+		stops = append(stops, func() { srv.Close() })
+	}
+	if w.statsEvery > 0 {
+		stops = append(stops, logStats(a.stderr, c.Stats(), w.statsEvery))
+	}
+	return stop, nil
+}
+
+// startGroups starts every group; the function it returns stops those
+// started, last first.
+// Stopping more than once is harmless.
+func startGroups(groups []FlagGroup, c *crawler.Crawler, a *App) (stop func(), err error) {
+	var stops []func()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			for i := len(stops) - 1; i >= 0; i-- {
+				stops[i]()
+			}
+		})
+	}
+	for _, g := range groups {
+		s, err := g.Start(c, a)
+		if s != nil {
+			stops = append(stops, s)
+		}
+		if err != nil {
+			return stop, err
+		}
+	}
+	return stop, nil
+}

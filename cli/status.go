@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heedcrawl/heed/crawler"
+)
+
+func (a *App) statusCommand() *cobra.Command {
+	stdout := a.stdout
+	var dir string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status --state DIR",
+		Short: "Show the progress of a crawl job kept with --state: pages, queues, skip reasons, robots.txt",
+		Long: `Read the state directory of a crawl run with --state and report it: whether
+the job is complete, paused or was killed; pages, items and time over all its
+runs; the URLs queued per authority; the skip log's reasons; and the last
+robots.txt fetch of every authority. It works while no crawl uses the state;
+while one does, it says so and exits with status 1.`,
+		Example: `  heed status --state job1
+  heed status --state job1 --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				return usageError("status needs --state DIR")
+			}
+			if len(args) > 0 {
+				return usageError("status takes no arguments (did you mean --state %s?)", args[0])
+			}
+			rep, err := crawler.ReadState(dir)
+			var busy *crawler.StateBusyError
+			switch {
+			case errors.As(err, &busy):
+				who := "a crawl"
+				if busy.PID > 0 {
+					who = fmt.Sprintf("a crawl (pid %d)", busy.PID)
+				}
+				return &exitError{code: 1, err: fmt.Errorf("%s is using the state %s; status reads a state only while no crawl runs on it (the crawl's --stats-interval or --metrics show its progress live)", who, dir)}
+			case errors.Is(err, crawler.ErrNotState):
+				return &exitError{code: 2, err: err}
+			case err != nil:
+				return &exitError{code: 2, err: err}
+			}
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			return formatStatus(stdout, rep, time.Now())
+		},
+	}
+	cmd.Flags().StringVar(&dir, "state", "", "the state directory of the crawl (its --state)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// formatStatus writes a state report for a person.
+func formatStatus(w io.Writer, rep *crawler.StateReport, now time.Time) error {
+	job, fs := rep.Job, rep.Frontier
+	fmt.Fprintf(w, "state: %s\n", rep.Dir)
+	switch {
+	case job.Runs == 0:
+		fmt.Fprintln(w, "job: never started")
+	case job.Complete:
+		fmt.Fprintf(w, "job: complete (stopped %s): every URL is fetched or in the skip log\n", ago(job.Stopped, now))
+	case job.Running:
+		fmt.Fprintf(w, "job: stopped without closing (killed?) after a run started %s: %d URLs queued, %d in flight will be fetched again; run the same crawl command to resume\n",
+			ago(job.LastStart, now), fs.Queued, fs.Leased)
+	default:
+		fmt.Fprintf(w, "job: paused (stopped %s): %d URLs queued; run the same crawl command to resume\n", ago(job.Stopped, now), fs.Queued)
+	}
+	if job.Runs > 0 {
+		fmt.Fprintf(w, "runs: %d since %s (agent %s)\n", job.Runs, job.Started.Format(time.RFC3339), job.Agent)
+	}
+	if s := rep.Stats; s != nil {
+		fmt.Fprintf(w, "progress: %d pages, %d items (%d dropped), %d duplicates; %s of crawling (%.1f pages/s)\n",
+			s.Pages, s.Items, s.ItemsDropped, s.Duplicates, roundDuration(s.Elapsed), s.Rate())
+	}
+	fmt.Fprintf(w, "frontier: %d queued, %d in flight at the last stop, %d URLs seen, %s on disk\n",
+		fs.Queued, fs.Leased, fs.Seen, crawler.FormatBytes(fs.DiskBytes))
+	if len(fs.ByAuthority) > 0 {
+		fmt.Fprintln(w, "queued by authority:")
+		auths := make([]string, 0, len(fs.ByAuthority))
+		for a := range fs.ByAuthority {
+			auths = append(auths, a)
+		}
+		sort.Strings(auths)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, a := range auths {
+			fmt.Fprintf(tw, "  %s\t%d", a, fs.ByAuthority[a])
+			if h, ok := fs.Holds[a]; ok && h.After(now) {
+				fmt.Fprintf(tw, "\ton hold until %s", h.Format(time.RFC3339))
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+	}
+	rep.Skipped.Format(w)
+	if len(rep.Robots) > 0 {
+		fmt.Fprintln(w, "robots.txt by authority:")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, r := range rep.Robots {
+			fmt.Fprintf(tw, "  %s\t%s\n", r.Authority, robotsLine(r, now))
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+// robotsLine describes one authority's last robots.txt fetch.
+func robotsLine(r crawler.RobotsReport, now time.Time) string {
+	status := fmt.Sprint(r.Status)
+	if r.Status == 0 {
+		status = "no response"
+	}
+	s := fmt.Sprintf("%s (%s), fetched %s", r.State, status, ago(r.FetchedAt, now))
+	if r.CrawlDelay > 0 {
+		s += fmt.Sprintf(", crawl-delay %v", r.CrawlDelay)
+	}
+	if r.State == "unreachable" {
+		s += fmt.Sprintf(", %d tries since %s", r.Failures, r.FirstFailure.Format(time.RFC3339))
+		if r.RetryAt.After(now) {
+			s += ", next try " + r.RetryAt.Format(time.RFC3339)
+		}
+	}
+	if r.Err != "" {
+		s += ": " + r.Err
+	}
+	return s
+}
+
+// roundDuration rounds d to what a person reads: milliseconds under a
+// minute, seconds above.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
+// ago writes a time with how long ago it was.
+func ago(t, now time.Time) string {
+	if t.IsZero() {
+		return "at an unknown time"
+	}
+	return fmt.Sprintf("%s, %s ago", t.Format(time.RFC3339), now.Sub(t).Round(time.Second))
+}
