@@ -8,6 +8,7 @@ require (
 	github.com/antchfx/xmlquery v1.5.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/cockroachdb/pebble/v2 v2.1.7
+	github.com/dunglas/httpsfv v1.1.2
 	github.com/gocolly/colly/v2 v2.3.0
 	github.com/pquerna/cachecontrol v0.2.0
 	github.com/prometheus/client_golang v1.25.0

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 )
 
 // output is one file a command writes, named by a flag.
@@ -116,7 +117,7 @@ func (l *lateFile) Close() error {
 // guardedFeed is a feed that counts the items it could not write, so that
 // a crawl whose feed failed is a failed crawl saying what it lost.
 type guardedFeed struct {
-	*crawler.Feed
+	*feed.Feed
 	lost     int
 	first    error
 	closeErr error
@@ -163,13 +164,13 @@ func checkFeed(out, format string) error {
 	case out == "":
 		return nil
 	case format != "":
-		if _, err := crawler.ParseFormat(format); err != nil {
+		if _, err := feed.ParseFormat(format); err != nil {
 			return usageError("--format: %v", err)
 		}
 	case out == "-":
 		return usageError("--out -: name the format with --format (jsonl, json or csv)")
 	default:
-		if _, _, ok := crawler.FormatFor(out); !ok {
+		if _, _, ok := feed.FormatFor(out); !ok {
 			return usageError("--out %s: cannot tell the format from the name; use .jsonl, .json or .csv (optionally .gz) or --format", out)
 		}
 	}
@@ -177,11 +178,11 @@ func checkFeed(out, format string) error {
 }
 
 // feedOptions are the options of the feed --out and --format name.
-func feedOptions(format string, stdout io.Writer) []crawler.FeedOption {
-	opts := []crawler.FeedOption{crawler.FeedStdout(stdout)}
+func feedOptions(format string, stdout io.Writer) []feed.Option {
+	opts := []feed.Option{feed.WithStdout(stdout)}
 	if format != "" {
-		fm, _ := crawler.ParseFormat(format) // checkFeed parsed it
-		opts = append(opts, crawler.FeedFormat(fm))
+		fm, _ := feed.ParseFormat(format) // checkFeed parsed it
+		opts = append(opts, feed.WithFormat(fm))
 	}
 	return opts
 }
@@ -193,13 +194,13 @@ func (f *crawlFlags) openFeed(stdout io.Writer) (*guardedFeed, error) {
 		return nil, nil
 	}
 	if f.state != "" {
-		feed, err := crawler.ResumeFeed(f.out, feedOptions(f.format, stdout)...)
+		feed, err := feed.Resume(f.out, feedOptions(f.format, stdout)...)
 		if err != nil {
 			return nil, usageError("--out with --state: %v", err)
 		}
 		return &guardedFeed{Feed: feed}, nil
 	}
-	feed, err := crawler.OpenFeed(f.out, feedOptions(f.format, stdout)...)
+	feed, err := feed.Open(f.out, feedOptions(f.format, stdout)...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
@@ -212,12 +213,12 @@ func (f *crawlFlags) resumable() error {
 	if f.out == "" || f.out == "-" {
 		return nil
 	}
-	fm, gz, _ := crawler.FormatFor(f.out)
+	fm, gz, _ := feed.FormatFor(f.out)
 	if f.format != "" {
-		fm, _ = crawler.ParseFormat(f.format)
+		fm, _ = feed.ParseFormat(f.format)
 	}
-	if gz || fm == crawler.JSONFormat {
-		_, err := crawler.ResumeFeed(f.out, crawler.FeedFormat(fm), crawler.FeedGzip(gz))
+	if gz || fm == feed.JSONFormat {
+		_, err := feed.Resume(f.out, feed.WithFormat(fm), feed.WithGzip(gz))
 		return usageError("--out with --state: %v", err)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -128,10 +129,11 @@ func TestCrawlDelayOverTheCapExcludesTheHost(t *testing.T) {
 func TestCancelAccountsForQueuedURLs(t *testing.T) {
 	site := startGenerated(t, testweb.Generated{Hosts: 2, PagesPerHost: 200, PageBytes: 1024, LinksPerPage: 5, Seed: 3})
 	var skips, items bytes.Buffer
-	c, err := crawler.New("HeedBot", crawler.WithSkipLog(&skips), crawler.WithItems(&items), crawler.WithDelay(20*time.Millisecond))
+	c, err := crawler.New("HeedBot", crawler.WithSkipLog(&skips), crawler.WithDelay(20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.Export(feed.NewJSONLines(&items))
 	c.FollowLinks()
 	c.EmitPages()
 	sum := runUntilItems(t, c, 10, site.Seeds()...)
@@ -223,10 +225,11 @@ func TestSpiderCallbacks(t *testing.T) {
 	defer srv.Close()
 
 	var items bytes.Buffer
-	c, err := crawler.New("HeedBot", crawler.WithItems(&items), crawler.WithDelay(0))
+	c, err := crawler.New("HeedBot", crawler.WithDelay(0))
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.Export(feed.NewJSONLines(&items))
 	c.OnHTML("a.product", func(e *crawler.HTMLElement) {
 		e.Follow(e.Attr("href"), crawler.WithCallback("product"), crawler.WithMeta("label", e.Text))
 	})

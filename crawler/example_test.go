@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 )
 
 // bookshop serves a home page linking to two books and a private page
@@ -96,7 +96,7 @@ func ExampleCrawler_Pipeline() {
 			return b, nil
 		}),
 	)
-	c.Export(crawler.NewJSONLines(os.Stdout))
+	c.Export(feed.NewJSONLines(os.Stdout))
 	c.OnItemDropped(func(item any, err error) { fmt.Println(item.(Book).Title, "->", err) })
 	sum, _ := c.Run(context.Background(), site.URL+"/")
 	fmt.Println("exported:", sum.Stats.Items, "dropped:", sum.Stats.Dropped)
@@ -151,57 +151,4 @@ func ExampleRunSpider() {
 	// Output:
 	// one: Book 1
 	// two: Book 2
-}
-
-// CSV columns come from the first item's struct fields and tags; nested
-// values are written as JSON.
-func ExampleNewCSV() {
-	type row struct {
-		Title string   `json:"title"`
-		Price float64  `json:"price"`
-		Tags  []string `csv:"tags"`
-		Notes string   `json:"-"`
-	}
-	e := crawler.NewCSV(os.Stdout)
-	e.Export(row{Title: "Dune, 1965", Price: 9.5, Tags: []string{"sf"}})
-	e.Export(row{Title: "Emma", Price: 4})
-	e.Close()
-	// Output:
-	// title,price,tags
-	// "Dune, 1965",9.5,"[""sf""]"
-	// Emma,4,null
-}
-
-// A JSON array is closed by Close, also after an interrupted crawl.
-func ExampleNewJSONArray() {
-	e := crawler.NewJSONArray(os.Stdout)
-	e.Export(Book{Title: "Dune", Price: 9.5})
-	e.Export(Book{Title: "Emma", Price: 4})
-	e.Close()
-	// Output:
-	// [
-	// {"title":"Dune","price":9.5,"url":""},
-	// {"title":"Emma","price":4,"url":""}
-	// ]
-}
-
-// OpenFeed picks the format from the file name; ".gz" compresses.
-func ExampleOpenFeed() {
-	dir, _ := os.MkdirTemp("", "feed")
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "books.csv")
-	feed, err := crawler.OpenFeed(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	feed.Export(Book{Title: "Dune", Price: 9.5})
-	if err := feed.Close(); err != nil {
-		log.Fatal(err)
-	}
-	b, _ := os.ReadFile(path)
-	fmt.Print(feed.Format(), "\n", string(b))
-	// Output:
-	// csv
-	// title,price,url
-	// Dune,9.5,
 }

@@ -101,8 +101,9 @@ func ItemSource(ctx context.Context) *Response {
 // Export is called for one item at a time, never concurrently, after the
 // pipelines; Close once at the end of the crawl, also when it was
 // interrupted, so Close is where a format writes its trailer (the JSON
-// array's closing bracket) and flushes. heed's exporters are JSONLines,
-// JSONArray and CSV; OpenFeed opens one on a file by its name.
+// array's closing bracket) and flushes. heed's exporters are in package
+// feed: JSON Lines, JSON arrays and CSV, and feed.Open opens one on a file
+// by its name.
 type Exporter interface {
 	Export(item any) error
 	Close() error
@@ -138,9 +139,6 @@ func newItemSink(c *Crawler, cfg *config) *itemSink {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := &itemSink{c: c, cfg: cfg, pipelines: append([]Pipeline(nil), c.pipelines...), exporters: append([]Exporter(nil), c.exporters...)}
-	if cfg.itemOut != nil {
-		s.exporters = append(s.exporters, NewJSONLines(cfg.itemOut))
-	}
 	return s
 }
 

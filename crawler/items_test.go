@@ -1,24 +1,18 @@
 package crawler_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/heedcrawl/heed/crawler"
-	"github.com/heedcrawl/heed/internal/testweb"
 )
 
 type product struct {
@@ -175,71 +169,5 @@ func TestItemSourceOutsidePipeline(t *testing.T) {
 	p, err := crawler.Stage(func(_ context.Context, n int) (int, error) { return n + 1, nil }).Process(context.Background(), "not an int")
 	if p != "not an int" || err != nil {
 		t.Errorf("Stage touched another type: %v, %v", p, err)
-	}
-}
-
-// TestInterruptedFeedsAreValid cancels a crawl midway with feeds of every
-// format attached, compressed or not, and checks that each is a valid
-// document holding exactly the items the crawl counted.
-func TestInterruptedFeedsAreValid(t *testing.T) {
-	site := startGenerated(t, testweb.Generated{Hosts: 2, PagesPerHost: 200, PageBytes: 1024, LinksPerPage: 5, Seed: 11})
-	c, err := crawler.New("HeedBot", crawler.WithDelay(0), crawler.WithConcurrencyPerHost(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.FollowLinks()
-	c.EmitPages()
-	dir := t.TempDir()
-	names := []string{"p.jsonl", "p.json", "p.csv", "p.jsonl.gz", "p.json.gz", "p.csv.gz"}
-	for _, n := range names {
-		f, err := crawler.OpenFeed(filepath.Join(dir, n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Export(f)
-	}
-	sum := runUntilItems(t, c, 25, site.Seeds()...)
-	n := int(sum.Stats.Items)
-	for _, name := range names {
-		b := readFeed(t, filepath.Join(dir, name), strings.HasSuffix(name, ".gz"))
-		var pages []crawler.Page
-		switch {
-		case strings.Contains(name, ".jsonl"):
-			sc := bufio.NewScanner(bytes.NewReader(b))
-			for sc.Scan() {
-				var p crawler.Page
-				if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-					t.Fatalf("%s: incomplete line %q: %v", name, sc.Text(), err)
-				}
-				pages = append(pages, p)
-			}
-		case strings.Contains(name, ".json"):
-			if err := json.Unmarshal(b, &pages); err != nil {
-				t.Fatalf("%s: not a closed JSON array: %v", name, err)
-			}
-		default:
-			rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			if strings.Join(rows[0], ",") != "url,status,title,depth,referrer,bytes,links,fetched_at" {
-				t.Fatalf("%s: header %q", name, rows[0])
-			}
-			for _, r := range rows[1:] {
-				pages = append(pages, crawler.Page{URL: r[0]})
-			}
-		}
-		if len(pages) != n {
-			t.Errorf("%s holds %d items, the crawl counted %d", name, len(pages), n)
-		}
-		for _, p := range pages {
-			if !strings.HasPrefix(p.URL, "http://") {
-				t.Errorf("%s: item without a URL: %+v", name, p)
-				break
-			}
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "p.csv")); err != nil {
-		t.Fatal(err)
 	}
 }

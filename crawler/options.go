@@ -54,7 +54,6 @@ type config struct {
 	noCookies    bool
 	cookies      []presetCookies
 	skipOut      io.Writer
-	itemOut      io.Writer
 	logger       *slog.Logger
 	now          func() time.Time
 	startLog     int // see live.go
@@ -162,9 +161,6 @@ func WithTransport(rt http.RoundTripper) Option { return func(c *config) { c.tra
 
 // WithSkipLog writes the skip log, one JSON object per line, to w.
 func WithSkipLog(w io.Writer) Option { return func(c *config) { c.skipOut = w } }
-
-// WithItems writes emitted items as JSON Lines to w.
-func WithItems(w io.Writer) Option { return func(c *config) { c.itemOut = w } }
 
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }

@@ -137,7 +137,9 @@ func cloneSummary(s skiplog.Summary) skiplog.Summary {
 // repairTail truncates f after its last whole record, so that a record a
 // killed process was writing does not spoil the next run's: records end
 // with a newline, and in CSV (quoted) a newline inside quotes does not end
-// one. It returns the number of bytes dropped.
+// one. It returns the number of bytes dropped. (feed.RepairTail; the
+// state's skip log keeps its own until the state leaves the engine.) Resume repairs a feed
+// with it, and a job's state its skip log.
 func repairTail(f *os.File, quoted bool) (int64, error) {
 	fi, err := f.Stat()
 	if err != nil {

@@ -52,6 +52,12 @@
 // why, invalid Crawl-delay values, and whether the body was cut at the size
 // limit.
 //
+// A group may also hold Content-Usage rules (draft-ietf-aipref-attach-05):
+// [Group.Usage] returns the rules that decide a URL's AI usage
+// preference (the longest matching path, every rule when paths are
+// identical; none for a URL that may not be crawled), with their lines;
+// heed's aipref package reads the preferences they state.
+//
 // [Lint] reads the same body for its author: it reports, with line numbers
 // and stable codes, the traps that make a file mean something else than it
 // seems (a named group that silently drops the "*" rules, a Sitemap line

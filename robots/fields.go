@@ -9,14 +9,15 @@ import (
 type field uint8
 
 const (
-	fieldNone       field = iota // blank or comment-only line
-	fieldInvalid                 // a line that could not be split into name and value
-	fieldUnknown                 // a name heed does not know
-	fieldUserAgent               // user-agent
-	fieldAllow                   // allow
-	fieldDisallow                // disallow
-	fieldCrawlDelay              // crawl-delay
-	fieldSitemap                 // sitemap
+	fieldNone         field = iota // blank or comment-only line
+	fieldInvalid                   // a line that could not be split into name and value
+	fieldUnknown                   // a name heed does not know
+	fieldUserAgent                 // user-agent
+	fieldAllow                     // allow
+	fieldDisallow                  // disallow
+	fieldCrawlDelay                // crawl-delay
+	fieldSitemap                   // sitemap
+	fieldContentUsage              // content-usage (draft-ietf-aipref-attach)
 )
 
 // canonicalName is how a field is spelled in messages.
@@ -32,6 +33,8 @@ func (f field) canonicalName() string {
 		return "Crawl-delay"
 	case fieldSitemap:
 		return "Sitemap"
+	case fieldContentUsage:
+		return "Content-Usage"
 	}
 	return ""
 }
@@ -64,11 +67,16 @@ var fieldNames = map[string]struct {
 	"sitemap":     {fieldSitemap, false},
 	"site-map":    {fieldSitemap, true},
 	"site map":    {fieldSitemap, true},
+	// draft-ietf-aipref-attach-05 §4.
+	"content-usage": {fieldContentUsage, false},
+	"content usage": {fieldContentUsage, true},
+	"contentusage":  {fieldContentUsage, true},
+	"content_usage": {fieldContentUsage, true},
 }
 
 // longestFieldName bounds the lookup so that a long unknown name is never
 // lower-cased.
-const longestFieldName = len("user-agents")
+const longestFieldName = len("content-usage")
 
 // lookupField returns the field a name (as written, any case) stands for
 // and whether the spelling is a tolerated misspelling.

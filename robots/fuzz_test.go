@@ -21,6 +21,7 @@ func FuzzRobots(f *testing.F) {
 		{"User-agent: *\nDisallow: /" + string(make([]byte, 40)) + "**$\n", "", ""},
 		{"Disallow: /early\nuseragent: x\ndissallow: private*\nCrawl-delay: NaN\n", "x", "/private/ツ"},
 		{"User-agent: *\nAllow: /$\nDisallow: /a$b\nDisallow: %\n", "Foo Bar", "/a$b"},
+		{"User-agent: MJ12bot\nContent-Usage: train-ai=n\nContent-Usage: /a/ train-ai=y, search=\"n\"\nContent-Usage: /a/ Train-AI\n", "MJ12bot", "/a/b"},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s.body), s.token, s.path)
@@ -55,6 +56,17 @@ func checkOne(t *testing.T, body []byte, token, path string) {
 	}
 	g := f.Group(token)
 	v := g.Decide(path)
+	// Content-Usage: the deciding rules match the path, are all equally
+	// long, and none applies to a URL that may not be crawled.
+	uv := g.Usage(path)
+	if uv.Crawlable != v.Allowed || !uv.Crawlable && len(uv.Rules) > 0 {
+		t.Fatalf("Usage(%q) crawlable=%v with %d rules; Decide says %v", path, uv.Crawlable, len(uv.Rules), v)
+	}
+	for _, r := range uv.Rules {
+		if len(r.Pattern) != len(uv.Rules[0].Pattern) {
+			t.Fatalf("Usage(%q): rules of different lengths %+v", path, uv.Rules)
+		}
+	}
 	if want := oracle(g, path); want != nil && (v.Allowed != want.allowed || v.Rule != want.rule || v.Implicit != want.implicit) {
 		t.Fatalf("Decide(%q) = %v; oracle: allowed=%v rule=%v implicit=%v", path, v, want.allowed, want.rule, want.implicit)
 	}

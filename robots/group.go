@@ -104,6 +104,8 @@ type Group struct {
 	index    ruleIndex
 	delay    time.Duration
 	hasDelay bool
+	usage    []UsageRule // file order
+	usageM   []matcher   // usage[i]'s path, compiled
 }
 
 func newGroup(match GroupMatch, rules []*Rule) *Group {
@@ -165,6 +167,15 @@ func (f *File) merge(kind MatchKind, token string, gis []int) *Group {
 	}
 	g := newGroup(match, rules)
 	g.delay, g.hasDelay = delay, hasDelay
+	for _, gi := range gis {
+		pg := &f.groups[gi]
+		g.usage = append(g.usage, f.usage[pg.usageFrom:pg.usageTo]...)
+	}
+	g.usageM = make([]matcher, len(g.usage))
+	for i := range g.usage {
+		u := &g.usage[i]
+		g.usageM[i] = compile(&Rule{Line: u.Line, Text: u.Text, Pattern: u.Pattern})
+	}
 	return g
 }
 

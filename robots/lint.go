@@ -79,6 +79,10 @@ const (
 	// "360Spider"), which RFC 9309 does not allow in a product token; the
 	// message says how heed, an RFC-strict parser and Google read it.
 	CodeAgentWithDigits = "user-agent-with-digits"
+	// CodeInvalidContentUsage: a Content-Usage rule whose preference is
+	// missing, is not a Structured Fields dictionary, has a value other
+	// than y or n, or (with WithUsageLabels) a key outside the vocabulary.
+	CodeInvalidContentUsage = "invalid-content-usage"
 )
 
 // Finding is one problem Lint found.
@@ -108,15 +112,17 @@ func (f Finding) String() string {
 // values, content past the size limit, and Disallow lines that advertise
 // what they hide. Findings are ordered by line.
 func Lint(body []byte, opts ...Option) []Finding {
-	l := linter{}
-	f := parse(body, newConfig(opts), l.line)
+	cfg := newConfig(opts)
+	l := linter{labels: cfg.usageLabels}
+	f := parse(body, cfg, l.line)
 	l.file(f)
 	slices.SortStableFunc(l.out, func(a, b Finding) int { return a.Line - b.Line })
 	return l.out
 }
 
 type linter struct {
-	out []Finding
+	out    []Finding
+	labels []string // usage vocabulary, when given
 	// The open run of user-agent lines: its last agent line, and what
 	// came between it and the next line of the run.
 	runOpen   bool
@@ -164,6 +170,9 @@ func (l *linter) line(ev *lineEvent) {
 	case fieldAllow, fieldDisallow:
 		l.runOpen = false
 		l.rule(ev)
+	case fieldContentUsage:
+		l.runOpen = false
+		l.usage(ev)
 	case fieldUserAgent:
 		l.agent(ev)
 	}
@@ -242,6 +251,20 @@ func (l *linter) rule(ev *lineEvent) {
 	}
 	if lower := lowerPath(v); lower != v {
 		l.add(ev.num, CodeCaseSensitivePath, Info, "paths are case-sensitive: %q does not cover %q", v, lower)
+	}
+}
+
+func (l *linter) usage(ev *lineEvent) {
+	if ev.groupIndex < 0 {
+		l.add(ev.num, CodeRuleOutsideGroup, Warning, "%q comes before any User-agent line, so it applies to no crawler", ev.text)
+		return
+	}
+	if ev.value == "" {
+		l.add(ev.num, CodeInvalidContentUsage, Warning, "Content-Usage line without a preference is ignored")
+		return
+	}
+	for _, msg := range checkUsage(newUsageRule(ev.num, ev.text, ev.value), l.labels) {
+		l.add(ev.num, CodeInvalidContentUsage, Warning, "Content-Usage: %s", msg)
 	}
 }
 

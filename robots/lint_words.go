@@ -57,7 +57,7 @@ func closestField(name string) field {
 	}
 	n := strings.ToLower(name)
 	best, bestDist := fieldUnknown, 3
-	for _, f := range []field{fieldUserAgent, fieldAllow, fieldDisallow, fieldCrawlDelay, fieldSitemap} {
+	for _, f := range []field{fieldUserAgent, fieldAllow, fieldDisallow, fieldCrawlDelay, fieldSitemap, fieldContentUsage} {
 		if d := editDistance(n, strings.ToLower(f.canonicalName())); d < bestDist {
 			best, bestDist = f, d
 		}

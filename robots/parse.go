@@ -16,7 +16,8 @@ const DefaultMaxBytes = 500 << 10
 type Option func(*config)
 
 type config struct {
-	maxBytes int
+	maxBytes    int
+	usageLabels []string // for Lint: the categories of the usage vocabulary
 }
 
 // WithMaxBytes makes Parse read the first n bytes of the body instead of
@@ -44,6 +45,7 @@ type File struct {
 	groups   []parsedGroup
 	agents   []AgentLine // every user-agent line, in file order
 	rules    []Rule      // every rule inside a group, in file order
+	usage    []UsageRule // every Content-Usage rule inside a group
 	sitemaps []Sitemap
 	report   Report
 }
@@ -53,6 +55,7 @@ type File struct {
 type parsedGroup struct {
 	agentsFrom, agentsTo int32 // index range in File.agents
 	rulesFrom, rulesTo   int32 // index range in File.rules
+	usageFrom, usageTo   int32 // index range in File.usage
 	delay                time.Duration
 	delayLine            int32 // 0: the group has no valid Crawl-delay
 }
@@ -134,6 +137,8 @@ const (
 	SkipOutsideGroup SkipReason = "before any user-agent line"
 	// SkipEmptySitemap: a Sitemap line without a value.
 	SkipEmptySitemap SkipReason = "empty sitemap value"
+	// SkipEmptyUsage: a Content-Usage line without a value.
+	SkipEmptyUsage SkipReason = "empty content-usage value"
 	// SkipBadCrawlDelay: a Crawl-delay value that is not a non-negative
 	// finite number of seconds (also listed in InvalidCrawlDelays).
 	SkipBadCrawlDelay SkipReason = "invalid crawl-delay"
@@ -278,8 +283,8 @@ func (p *parser) line(ev *lineEvent, raw string) {
 		p.skip(ev, SkipUnknownField)
 	case fieldUserAgent:
 		if p.cur < 0 || !p.inAgents {
-			na, nr := int32(len(f.agents)), int32(len(f.rules))
-			f.groups = append(f.groups, parsedGroup{agentsFrom: na, agentsTo: na, rulesFrom: nr, rulesTo: nr})
+			na, nr, nu := int32(len(f.agents)), int32(len(f.rules)), int32(len(f.usage))
+			f.groups = append(f.groups, parsedGroup{agentsFrom: na, agentsTo: na, rulesFrom: nr, rulesTo: nr, usageFrom: nu, usageTo: nu})
 			p.cur = len(f.groups) - 1
 			ev.startsGroup = true
 		}
@@ -306,6 +311,21 @@ func (p *parser) line(ev *lineEvent, raw string) {
 			Pattern: normalisePattern(value),
 		})
 		g.rulesTo = int32(len(f.rules))
+	case fieldContentUsage:
+		if p.cur < 0 {
+			p.skip(ev, SkipOutsideGroup)
+			return
+		}
+		// A Content-Usage line is a rule (draft-ietf-aipref-attach-05
+		// §4: "rule =/ content-usage"): it ends the run of user-agent
+		// lines like Allow and Disallow.
+		p.inAgents = false
+		if value == "" {
+			p.skip(ev, SkipEmptyUsage)
+			return
+		}
+		f.usage = append(f.usage, newUsageRule(num, text, value))
+		f.groups[p.cur].usageTo = int32(len(f.usage))
 	case fieldCrawlDelay:
 		if p.cur < 0 {
 			p.skip(ev, SkipOutsideGroup)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 )
 
 // Product is the item the spider emits for each product page.
@@ -126,7 +127,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		defer site.Close()
 		*start = site.URL + "/catalogue"
 	}
-	feed, err := crawler.OpenFeed(*out)
+	feed, err := feed.Open(*out)
 	if err != nil {
 		return err
 	}

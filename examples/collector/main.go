@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -97,7 +98,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer skipFile.Close()
-	feed, err := crawler.OpenFeed(o.out)
+	feed, err := feed.Open(o.out)
 	if err != nil {
 		return err
 	}

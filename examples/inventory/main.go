@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 	"github.com/heedcrawl/heed/internal/testweb"
 )
 
@@ -51,11 +52,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 	// CSV columns fixed to heed's inventory format, so an empty inventory
 	// still has its header.
-	feed, err := crawler.OpenFeed(*out, crawler.FeedExporter(func(f crawler.Format, w io.Writer) (crawler.Exporter, error) {
-		if f == crawler.CSVFormat {
-			return crawler.NewCSV(w, crawler.CSVColumns(crawler.InventoryColumns...)), nil
+	feed, err := feed.Open(*out, feed.WithExporter(func(f feed.Format, w io.Writer) (crawler.Exporter, error) {
+		if f == feed.CSVFormat {
+			return feed.NewCSV(w, feed.CSVColumns(crawler.InventoryColumns...)), nil
 		}
-		return crawler.NewExporter(f, w)
+		return feed.NewExporter(f, w)
 	}))
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 )
 
 type Book struct {
@@ -18,7 +19,7 @@ type Book struct {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt) // Ctrl-C stops cleanly
 	defer stop()
-	feed, err := crawler.OpenFeed("books.csv") // or .jsonl, .json; .gz compresses
+	books, err := feed.Open("books.csv") // or .jsonl, .json; .gz compresses
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c.Export(feed)
+	c.Export(books)
 	c.OnHTML("a.next", func(e *crawler.HTMLElement) { e.Follow(e.Attr("href")) })
 	c.OnHTML("a.book", func(e *crawler.HTMLElement) { e.Follow(e.Attr("href"), crawler.WithCallback("book")) })
 	c.Handle("book").OnHTML("article", func(e *crawler.HTMLElement) {

@@ -1,4 +1,4 @@
-package crawler
+package feed
 
 import (
 	"bytes"
@@ -43,10 +43,10 @@ func TestResumeFeed(t *testing.T) {
 			if tt.before != "" {
 				os.WriteFile(path, []byte(tt.before), 0o644)
 			}
-			feed, err := ResumeFeed(path)
+			feed, err := Resume(path)
 			if tt.refused {
-				if !errors.Is(err, ErrFeedNotResumable) {
-					t.Fatalf("err %v, want ErrFeedNotResumable", err)
+				if !errors.Is(err, ErrNotResumable) {
+					t.Fatalf("err %v, want ErrNotResumable", err)
 				}
 				return
 			}
@@ -99,7 +99,7 @@ func FuzzRepairCSVTail(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer file.Close()
-		if _, err := repairTail(file, true); err != nil {
+		if _, err := RepairTail(file, true); err != nil {
 			t.Fatal(err)
 		}
 		fi, _ := file.Stat()

@@ -1,16 +1,17 @@
-package crawler
+package feed
 
 import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/heedcrawl/heed/crawler"
 	"io"
 	"os"
 )
 
-// Feed is an Exporter that owns its output: a file it created (or
+// Feed is a crawler.Exporter that owns its output: a file it created (or
 // standard output), an optional gzip stream, and the format's exporter on
-// top. OpenFeed makes one from a file name, as `heed crawl --out` does;
+// top. Open makes one from a file name, as `heed crawl --out` does;
 // Close finishes the format (the JSON array's bracket, the CSV header of
 // an empty feed), ends the gzip stream and closes the file.
 //
@@ -21,7 +22,7 @@ import (
 // killed process leaves a truncated stream whose records up to the cut
 // are still readable.
 type Feed struct {
-	Exporter
+	crawler.Exporter
 	path   string
 	format Format
 	gz     *gzip.Writer
@@ -30,8 +31,8 @@ type Feed struct {
 	closed bool
 }
 
-// FeedOption configures OpenFeed.
-type FeedOption func(*feedConfig)
+// Option configures Open.
+type Option func(*feedConfig)
 
 // feedConfig is what the options set; feedConfigFor then resolves format
 // and gzip from them and the file name.
@@ -40,14 +41,14 @@ type feedConfig struct {
 	gzip     bool
 	gzipSet  bool
 	stdout   io.Writer
-	exporter func(Format, io.Writer) (Exporter, error)
+	exporter func(Format, io.Writer) (crawler.Exporter, error)
 }
 
-// feedConfigFor applies opts and resolves the feed's format (FeedFormat,
-// else the name's extension) and compression (FeedGzip, else a ".gz"
-// suffix), as OpenFeed documents. names lists the extensions the caller
+// feedConfigFor applies opts and resolves the feed's format (WithFormat,
+// else the name's extension) and compression (WithGzip, else a ".gz"
+// suffix), as Open documents. names lists the extensions the caller
 // can write, for the error about a name that tells no format.
-func feedConfigFor(path string, opts []FeedOption, names string) (feedConfig, error) {
+func feedConfigFor(path string, opts []Option, names string) (feedConfig, error) {
 	cfg := feedConfig{stdout: os.Stdout, exporter: NewExporter}
 	for _, o := range opts {
 		o(&cfg)
@@ -68,30 +69,30 @@ func feedConfigFor(path string, opts []FeedOption, names string) (feedConfig, er
 	return cfg, nil
 }
 
-// FeedFormat sets the format instead of taking it from the name's
+// WithFormat sets the format instead of taking it from the name's
 // extension.
-func FeedFormat(f Format) FeedOption { return func(c *feedConfig) { c.format = f } }
+func WithFormat(f Format) Option { return func(c *feedConfig) { c.format = f } }
 
-// FeedGzip compresses (or, with false, does not compress) whatever the
+// WithGzip compresses (or, with false, does not compress) whatever the
 // name's suffix says.
-func FeedGzip(on bool) FeedOption { return func(c *feedConfig) { c.gzip, c.gzipSet = on, true } }
+func WithGzip(on bool) Option { return func(c *feedConfig) { c.gzip, c.gzipSet = on, true } }
 
-// FeedStdout sets where the path "-" writes (default os.Stdout).
-func FeedStdout(w io.Writer) FeedOption { return func(c *feedConfig) { c.stdout = w } }
+// WithStdout sets where the path "-" writes (default os.Stdout).
+func WithStdout(w io.Writer) Option { return func(c *feedConfig) { c.stdout = w } }
 
-// FeedExporter replaces heed's exporter for the format, for a feed whose
+// WithExporter replaces heed's exporter for the format, for a feed whose
 // items need a writer of their own (CSV with fixed columns, say).
-func FeedExporter(fn func(Format, io.Writer) (Exporter, error)) FeedOption {
+func WithExporter(fn func(Format, io.Writer) (crawler.Exporter, error)) Option {
 	return func(c *feedConfig) { c.exporter = fn }
 }
 
-// OpenFeed creates (or truncates) the file at path and returns a feed
+// Open creates (or truncates) the file at path and returns a feed
 // writing to it; the path "-" writes to standard output. The format comes
-// from the extension (.jsonl/.ndjson/.jl, .json, .csv) unless FeedFormat
-// sets it; a ".gz" suffix compresses the feed unless FeedGzip says
-// otherwise. A name without a known extension and no FeedFormat is an
-// error, and so is standard output without FeedFormat.
-func OpenFeed(path string, opts ...FeedOption) (*Feed, error) {
+// from the extension (.jsonl/.ndjson/.jl, .json, .csv) unless WithFormat
+// sets it; a ".gz" suffix compresses the feed unless WithGzip says
+// otherwise. A name without a known extension and no WithFormat is an
+// error, and so is standard output without WithFormat.
+func Open(path string, opts ...Option) (*Feed, error) {
 	cfg, err := feedConfigFor(path, opts, ".jsonl, .json or .csv (optionally .gz)")
 	if err != nil {
 		return nil, err

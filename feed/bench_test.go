@@ -1,4 +1,4 @@
-package crawler_test
+package feed_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 )
 
 // benchItems are items like a scraper's: strings, numbers, a time, a list.
@@ -41,9 +42,9 @@ func BenchmarkExport(b *testing.B) {
 		new  func(io.Writer) crawler.Exporter
 	}{
 		{"encoding-json", func(w io.Writer) crawler.Exporter { return directJSON{json.NewEncoder(w)} }},
-		{"jsonl", func(w io.Writer) crawler.Exporter { return crawler.NewJSONLines(w) }},
-		{"json-array", func(w io.Writer) crawler.Exporter { return crawler.NewJSONArray(w) }},
-		{"csv", func(w io.Writer) crawler.Exporter { return crawler.NewCSV(w) }},
+		{"jsonl", func(w io.Writer) crawler.Exporter { return feed.NewJSONLines(w) }},
+		{"json-array", func(w io.Writer) crawler.Exporter { return feed.NewJSONArray(w) }},
+		{"csv", func(w io.Writer) crawler.Exporter { return feed.NewCSV(w) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			e := bc.new(io.Discard)
@@ -70,7 +71,7 @@ func BenchmarkExport(b *testing.B) {
 func BenchmarkExportInterleaved(b *testing.B) {
 	items := benchItems()
 	names := []string{"encoding-json", "jsonl", "json-array", "csv"}
-	exps := []crawler.Exporter{directJSON{json.NewEncoder(io.Discard)}, crawler.NewJSONLines(io.Discard), crawler.NewJSONArray(io.Discard), crawler.NewCSV(io.Discard)}
+	exps := []crawler.Exporter{directJSON{json.NewEncoder(io.Discard)}, feed.NewJSONLines(io.Discard), feed.NewJSONArray(io.Discard), feed.NewCSV(io.Discard)}
 	spent := make([]time.Duration, len(exps))
 	n := 0
 	b.ResetTimer()

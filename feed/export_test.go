@@ -1,4 +1,4 @@
-package crawler_test
+package feed_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 )
 
 type inner struct {
@@ -64,8 +65,8 @@ func TestJSONExportersRoundTrip(t *testing.T) {
 		new    func(io.Writer) crawler.Exporter
 		decode func([]byte) ([]record, error)
 	}{
-		{"jsonl", func(w io.Writer) crawler.Exporter { return crawler.NewJSONLines(w) }, decodeLines[record]},
-		{"json", func(w io.Writer) crawler.Exporter { return crawler.NewJSONArray(w) }, decodeArray[record]},
+		{"jsonl", func(w io.Writer) crawler.Exporter { return feed.NewJSONLines(w) }, decodeLines[record]},
+		{"json", func(w io.Writer) crawler.Exporter { return feed.NewJSONArray(w) }, decodeArray[record]},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -91,7 +92,7 @@ func TestJSONExportersRoundTrip(t *testing.T) {
 
 func TestJSONArrayEmptyAndAfterClose(t *testing.T) {
 	var buf bytes.Buffer
-	a := crawler.NewJSONArray(&buf)
+	a := feed.NewJSONArray(&buf)
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestJSONArrayEmptyAndAfterClose(t *testing.T) {
 }
 
 func TestJSONExportError(t *testing.T) {
-	for _, e := range []crawler.Exporter{crawler.NewJSONLines(io.Discard), crawler.NewJSONArray(io.Discard), crawler.NewCSV(io.Discard)} {
+	for _, e := range []crawler.Exporter{feed.NewJSONLines(io.Discard), feed.NewJSONArray(io.Discard), feed.NewCSV(io.Discard)} {
 		if err := e.Export(map[string]any{"f": func() {}}); err == nil {
 			t.Errorf("%T exported a func", e)
 		}
@@ -118,7 +119,7 @@ func TestJSONExportError(t *testing.T) {
 // and each cell parses back to the field's value.
 func TestCSVRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
-	c := crawler.NewCSV(&buf)
+	c := feed.NewCSV(&buf)
 	for _, r := range records() {
 		if err := c.Export(r); err != nil {
 			t.Fatal(err)
@@ -208,7 +209,7 @@ func indexOf(list []string, s string) int {
 func TestCSVMapsAndColumns(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		opts  []crawler.CSVOption
+		opts  []feed.CSVOption
 		items []any
 		want  string
 	}{
@@ -216,17 +217,17 @@ func TestCSVMapsAndColumns(t *testing.T) {
 			[]any{map[string]any{"b": 2, "a": "x", "c": []int{1}}, map[string]any{"a": "y", "z": 9}},
 			"a,b,c\nx,2,[1]\ny,,\n"},
 		{"map[string]string", nil, []any{map[string]string{"url": "u", "title": "t,1"}}, "title,url\n\"t,1\",u\n"},
-		{"fixed columns pick struct fields by name", []crawler.CSVOption{crawler.CSVColumns("b", "missing", "a")},
+		{"fixed columns pick struct fields by name", []feed.CSVOption{feed.CSVColumns("b", "missing", "a")},
 			[]any{inner{1, "one"}, map[string]int{"a": 5}}, "b,missing,a\none,,1\n,,5\n"},
 		{"scalars go in a value column", nil, []any{"s", 3}, "value\ns\n3\n"},
-		{"header alone when no row came", []crawler.CSVOption{crawler.CSVColumns("x", "y")}, nil, "x,y\n"},
+		{"header alone when no row came", []feed.CSVOption{feed.CSVColumns("x", "y")}, nil, "x,y\n"},
 		{"nothing at all without columns or rows", nil, nil, ""},
-		{"semicolons", []crawler.CSVOption{crawler.CSVComma(';')}, []any{inner{1, "a;b"}}, "a;b\n1;\"a;b\"\n"},
+		{"semicolons", []feed.CSVOption{feed.CSVComma(';')}, []any{inner{1, "a;b"}}, "a;b\n1;\"a;b\"\n"},
 		{"nil pointer item", nil, []any{(*inner)(nil)}, "value\n\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			c := crawler.NewCSV(&buf, tt.opts...)
+			c := feed.NewCSV(&buf, tt.opts...)
 			for _, it := range tt.items {
 				if err := c.Export(it); err != nil {
 					t.Fatal(err)
@@ -245,50 +246,50 @@ func TestCSVMapsAndColumns(t *testing.T) {
 func TestFormatFor(t *testing.T) {
 	for _, tt := range []struct {
 		path string
-		f    crawler.Format
+		f    feed.Format
 		gz   bool
 		ok   bool
 	}{
-		{"items.jsonl", crawler.JSONLinesFormat, false, true},
-		{"dir.v2/items.NDJSON.gz", crawler.JSONLinesFormat, true, true},
-		{"items.jl", crawler.JSONLinesFormat, false, true},
-		{"items.json", crawler.JSONFormat, false, true},
-		{"items.csv.gz", crawler.CSVFormat, true, true},
+		{"items.jsonl", feed.JSONLinesFormat, false, true},
+		{"dir.v2/items.NDJSON.gz", feed.JSONLinesFormat, true, true},
+		{"items.jl", feed.JSONLinesFormat, false, true},
+		{"items.json", feed.JSONFormat, false, true},
+		{"items.csv.gz", feed.CSVFormat, true, true},
 		{"items.txt", "", false, false},
 		{"items", "", false, false},
 		{"items.gz", "", true, false},
 		{"-", "", false, false},
 	} {
-		f, gz, ok := crawler.FormatFor(tt.path)
+		f, gz, ok := feed.FormatFor(tt.path)
 		if f != tt.f || gz != tt.gz || ok != tt.ok {
 			t.Errorf("FormatFor(%q) = %q, %v, %v; want %q, %v, %v", tt.path, f, gz, ok, tt.f, tt.gz, tt.ok)
 		}
 	}
-	if _, err := crawler.ParseFormat("xml"); err == nil {
+	if _, err := feed.ParseFormat("xml"); err == nil {
 		t.Error("xml accepted")
 	}
 }
 
-// TestFeedFiles: OpenFeed picks format and compression from the name or
+// TestFeedFiles: Open picks format and compression from the name or
 // the options, and what it writes reads back.
 func TestFeedFiles(t *testing.T) {
 	dir := t.TempDir()
 	items := []inner{{1, "a"}, {2, "b,c"}}
 	for _, tt := range []struct {
 		name string
-		opts []crawler.FeedOption
+		opts []feed.Option
 		gz   bool
 		want func([]byte) ([]inner, error)
 	}{
 		{"a.jsonl", nil, false, decodeLines[inner]},
 		{"a.json.gz", nil, true, decodeArray[inner]},
 		{"a.csv", nil, false, decodeInnerCSV},
-		{"a.csv.gz", []crawler.FeedOption{crawler.FeedGzip(false)}, false, decodeInnerCSV},
-		{"a.out", []crawler.FeedOption{crawler.FeedFormat("json"), crawler.FeedGzip(true)}, true, decodeArray[inner]},
+		{"a.csv.gz", []feed.Option{feed.WithGzip(false)}, false, decodeInnerCSV},
+		{"a.out", []feed.Option{feed.WithFormat("json"), feed.WithGzip(true)}, true, decodeArray[inner]},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, tt.name)
-			f, err := crawler.OpenFeed(path, tt.opts...)
+			f, err := feed.Open(path, tt.opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,25 +315,25 @@ func TestFeedFiles(t *testing.T) {
 	}
 	for _, bad := range []struct {
 		path string
-		opts []crawler.FeedOption
+		opts []feed.Option
 	}{
 		{filepath.Join(dir, "a.txt"), nil},
 		{"-", nil},
-		{filepath.Join(dir, "a.jsonl"), []crawler.FeedOption{crawler.FeedFormat("xml")}},
+		{filepath.Join(dir, "a.jsonl"), []feed.Option{feed.WithFormat("xml")}},
 		{filepath.Join(dir, "no-such-dir", "a.jsonl"), nil},
 	} {
-		if _, err := crawler.OpenFeed(bad.path, bad.opts...); err == nil {
-			t.Errorf("OpenFeed(%q) accepted", bad.path)
+		if _, err := feed.Open(bad.path, bad.opts...); err == nil {
+			t.Errorf("Open(%q) accepted", bad.path)
 		}
 	}
 	var stdout bytes.Buffer
-	f, err := crawler.OpenFeed("-", crawler.FeedFormat(crawler.CSVFormat), crawler.FeedStdout(&stdout))
+	f, err := feed.Open("-", feed.WithFormat(feed.CSVFormat), feed.WithStdout(&stdout))
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Export(items[0])
 	f.Close()
-	if stdout.String() != "a,b\n1,a\n" || f.Path() != "-" || f.Format() != crawler.CSVFormat {
+	if stdout.String() != "a,b\n1,a\n" || f.Path() != "-" || f.Format() != feed.CSVFormat {
 		t.Errorf("stdout feed wrote %q", stdout.String())
 	}
 }

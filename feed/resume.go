@@ -1,4 +1,4 @@
-package crawler
+package feed
 
 import (
 	"encoding/csv"
@@ -8,28 +8,28 @@ import (
 	"os"
 )
 
-// ErrFeedNotResumable is wrapped by ResumeFeed's error for a feed format
+// ErrNotResumable is wrapped by Resume's error for a feed format
 // that cannot be continued after a crash.
-var ErrFeedNotResumable = errors.New("feed cannot be resumed")
+var ErrNotResumable = errors.New("feed cannot be resumed")
 
-// ResumeFeed opens the feed at path to append to it, as a crawl resumed
-// from its state (WithState) does, so that the feed of a job holds the
-// items of all its runs. The format is chosen as OpenFeed chooses it.
+// Resume opens the feed at path to append to it, as a crawl resumed
+// from its state (package jobstate) does, so that the feed of a job holds the
+// items of all its runs. The format is chosen as Open chooses it.
 //
 // A last record cut by a crash is dropped first (its page was not done,
 // so the resumed crawl fetches it again and writes it whole). A CSV feed
 // keeps the columns of its header line, and no second header is written.
 // JSON Lines and CSV can be resumed; a JSON array (its closing bracket is
 // written at the end of a run) and a gzip stream (cut by a crash, it
-// cannot be continued) cannot: ResumeFeed refuses them with an error
-// wrapping ErrFeedNotResumable. The path "-" is standard output, which has
-// nothing to resume: ResumeFeed is then OpenFeed.
+// cannot be continued) cannot: Resume refuses them with an error
+// wrapping ErrNotResumable. The path "-" is standard output, which has
+// nothing to resume: Resume is then Open.
 //
 // The items of a page that was in flight at a crash are written again
 // when the page is fetched again.
-func ResumeFeed(path string, opts ...FeedOption) (*Feed, error) {
+func Resume(path string, opts ...Option) (*Feed, error) {
 	if path == "-" {
-		return OpenFeed(path, opts...)
+		return Open(path, opts...)
 	}
 	cfg, err := feedConfigFor(path, opts, ".jsonl or .csv")
 	if err != nil {
@@ -38,9 +38,9 @@ func ResumeFeed(path string, opts ...FeedOption) (*Feed, error) {
 	f := cfg.format
 	switch {
 	case cfg.gzip:
-		return nil, fmt.Errorf("feed %s: %w: a gzip stream cut by a crash cannot be continued; write it uncompressed and compress it when the job is complete", path, ErrFeedNotResumable)
+		return nil, fmt.Errorf("feed %s: %w: a gzip stream cut by a crash cannot be continued; write it uncompressed and compress it when the job is complete", path, ErrNotResumable)
 	case f == JSONFormat:
-		return nil, fmt.Errorf("feed %s: %w: a JSON array is closed at the end of each run; use JSON Lines (.jsonl) or CSV for a job that resumes", path, ErrFeedNotResumable)
+		return nil, fmt.Errorf("feed %s: %w: a JSON array is closed at the end of each run; use JSON Lines (.jsonl) or CSV for a job that resumes", path, ErrNotResumable)
 	}
 	file, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -50,7 +50,7 @@ func ResumeFeed(path string, opts ...FeedOption) (*Feed, error) {
 		file.Close()
 		return nil, fmt.Errorf("feed %s: %w", path, err)
 	}
-	if _, err := repairTail(file, f == CSVFormat); err != nil {
+	if _, err := RepairTail(file, f == CSVFormat); err != nil {
 		return fail(err)
 	}
 	var header []string

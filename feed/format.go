@@ -1,7 +1,8 @@
-package crawler
+package feed
 
 import (
 	"fmt"
+	"github.com/heedcrawl/heed/crawler"
 	"io"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ func FormatFor(path string) (f Format, gzipped, ok bool) {
 }
 
 // NewExporter returns heed's exporter for format f writing to w.
-func NewExporter(f Format, w io.Writer) (Exporter, error) {
+func NewExporter(f Format, w io.Writer) (crawler.Exporter, error) {
 	switch f {
 	case JSONLinesFormat:
 		return NewJSONLines(w), nil

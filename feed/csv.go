@@ -1,4 +1,4 @@
-package crawler
+package feed
 
 import (
 	"encoding"
@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// CSV is an Exporter writing items as CSV rows under a header line.
+// CSV is a crawler.Exporter writing items as CSV rows under a header line.
 //
 // The columns are fixed once, by CSVColumns or by the first item:
 //

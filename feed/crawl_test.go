@@ -1,0 +1,114 @@
+package feed_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
+	"github.com/heedcrawl/heed/internal/testweb"
+)
+
+// TestInterruptedFeedsAreValid cancels a crawl midway with feeds of every
+// format attached, compressed or not, and checks that each is a valid
+// document holding exactly the items the crawl counted.
+func TestInterruptedFeedsAreValid(t *testing.T) {
+	site := startGenerated(t, testweb.Generated{Hosts: 2, PagesPerHost: 200, PageBytes: 1024, LinksPerPage: 5, Seed: 11})
+	c, err := crawler.New("HeedBot", crawler.WithDelay(0), crawler.WithConcurrencyPerHost(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.FollowLinks()
+	c.EmitPages()
+	dir := t.TempDir()
+	names := []string{"p.jsonl", "p.json", "p.csv", "p.jsonl.gz", "p.json.gz", "p.csv.gz"}
+	for _, n := range names {
+		f, err := feed.Open(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Export(f)
+	}
+	sum := runUntilItems(t, c, 25, site.Seeds()...)
+	n := int(sum.Stats.Items)
+	for _, name := range names {
+		b := readFeed(t, filepath.Join(dir, name), strings.HasSuffix(name, ".gz"))
+		var pages []crawler.Page
+		switch {
+		case strings.Contains(name, ".jsonl"):
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			for sc.Scan() {
+				var p crawler.Page
+				if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+					t.Fatalf("%s: incomplete line %q: %v", name, sc.Text(), err)
+				}
+				pages = append(pages, p)
+			}
+		case strings.Contains(name, ".json"):
+			if err := json.Unmarshal(b, &pages); err != nil {
+				t.Fatalf("%s: not a closed JSON array: %v", name, err)
+			}
+		default:
+			rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if strings.Join(rows[0], ",") != "url,status,title,depth,referrer,bytes,links,fetched_at" {
+				t.Fatalf("%s: header %q", name, rows[0])
+			}
+			for _, r := range rows[1:] {
+				pages = append(pages, crawler.Page{URL: r[0]})
+			}
+		}
+		if len(pages) != n {
+			t.Errorf("%s holds %d items, the crawl counted %d", name, len(pages), n)
+		}
+		for _, p := range pages {
+			if !strings.HasPrefix(p.URL, "http://") {
+				t.Errorf("%s: item without a URL: %+v", name, p)
+				break
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.csv")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func startGenerated(t *testing.T, g testweb.Generated) *testweb.Site {
+	t.Helper()
+	site, err := testweb.StartGenerated(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(site.Close)
+	return site
+}
+
+// runUntilItems runs c from seeds and cancels it once it has emitted n
+// items; the crawl must end interrupted.
+func runUntilItems(t *testing.T, c *crawler.Crawler, n int64, seeds ...string) crawler.Summary {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.OnItem(func(any) {
+		if c.Stats().Snapshot().Items >= n {
+			cancel()
+		}
+	})
+	sum, err := c.Run(ctx, seeds...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Interrupted {
+		t.Fatal("the crawl was not interrupted")
+	}
+	return sum
+}
