@@ -46,6 +46,9 @@ func (r *run) dispatch(mr *middleware.Response) {
 		if len(onHTML) == 0 && len(onXML) == 0 {
 			return
 		}
+		if r.followScanned(resp, onHTML, onXML) {
+			return
+		}
 		doc := resp.Doc()
 		for _, cb := range onHTML {
 			i := 0
@@ -93,6 +96,42 @@ func (r *run) dispatch(mr *middleware.Response) {
 			}
 		}
 	}
+}
+
+// followScanned runs the callbacks on links read by scanLinks, without a
+// DOM, when every HTML callback is FollowLinks' a[href] one, no XML
+// callback runs and nothing built the DOM already. It reports whether it
+// did; if not, the caller builds the DOM.
+func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCallback) bool {
+	if len(onXML) > 0 || resp.doc != nil {
+		return false
+	}
+	for _, cb := range onHTML {
+		if !cb.links {
+			return false
+		}
+	}
+	links, base, hasBase, ok := scanLinks(resp.Body)
+	if !ok {
+		return false
+	}
+	resp.base = resp.URL
+	if hasBase {
+		if b, err := resp.URL.Parse(strings.TrimSpace(base)); err == nil {
+			resp.base = b
+		}
+	}
+	for _, cb := range onHTML {
+		what := "OnHTML " + cb.selector
+		for _, l := range links {
+			link := l.href
+			if link == "" {
+				link = l.src
+			}
+			r.safely(resp.Request.URL, what, func() { resp.Follow(link) })
+		}
+	}
+	return true
 }
 
 // response wraps a downloaded response for the callbacks.

@@ -20,20 +20,30 @@ type Page struct {
 
 // FollowLinks makes the default handler follow every link matched by the
 // selectors (default "a[href]"), reading the href attribute, or src for
-// frames.
+// frames. With the default selector, a page that no other HTML or XML
+// callback reads (and whose DOM no OnResponse callback asked for) has its
+// links read by a streaming tokenizer instead of a DOM: the same links, in
+// source order (see scanLinks for the few documents that still get a
+// DOM).
 func (c *Crawler) FollowLinks(selectors ...string) {
 	if len(selectors) == 0 {
 		selectors = []string{"a[href]"}
 	}
 	for _, sel := range selectors {
-		c.OnHTML(sel, func(e *HTMLElement) {
-			link := e.Attr("href")
-			if link == "" {
-				link = e.Attr("src")
-			}
-			e.Follow(link)
-		})
+		cb := htmlCallback{selector: sel, fn: followLink, links: sel == "a[href]"}
+		c.Handler.mu.Lock()
+		c.Handler.html = append(c.Handler.html, cb)
+		c.Handler.mu.Unlock()
 	}
+}
+
+// followLink is FollowLinks' callback on a DOM element.
+func followLink(e *HTMLElement) {
+	link := e.Attr("href")
+	if link == "" {
+		link = e.Attr("src")
+	}
+	e.Follow(link)
 }
 
 // EmitPages makes the default handler emit a Page item for every HTML page

@@ -100,6 +100,9 @@ type Handler struct {
 type htmlCallback struct {
 	selector string
 	fn       func(*HTMLElement)
+	// links marks FollowLinks' a[href] callback, which needs the page's
+	// links only, not its DOM.
+	links bool
 }
 
 // Name returns the handler's callback name ("" for the crawler's default
@@ -115,7 +118,7 @@ type xmlCallback struct {
 // HTML responses, in document order, like colly's OnHTML.
 func (h *Handler) OnHTML(selector string, fn func(e *HTMLElement)) {
 	h.mu.Lock()
-	h.html = append(h.html, htmlCallback{selector, fn})
+	h.html = append(h.html, htmlCallback{selector: selector, fn: fn})
 	h.mu.Unlock()
 }
 
