@@ -40,6 +40,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -288,6 +289,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 			politeness.WithFloor(cfg.floor),
 			politeness.WithConcurrency(cfg.perHost),
 			politeness.WithMaxCrawlDelay(cfg.maxDelay),
+			politeness.WithGiveUp(cfg.hostGiveUp),
 			politeness.WithLogger(cfg.logger),
 			politeness.WithStartLog(cfg.startLog),
 		)
@@ -347,6 +349,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		MaxBytes:    cfg.robotsMaxByte,
 		RetryBase:   cfg.robotsRetry,
 		GiveUpAfter: cfg.robotsGiveUp,
+		Fetchers:    cmp.Or(cfg.robotsFetchers, middleware.DefaultRobotsFetchers),
 		Now:         cfg.now,
 		Logger:      cfg.logger,
 		OnFetched:   r.robotsFetched,
@@ -367,15 +370,22 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 	r.robots = middleware.NewRobots(cache(pace(r.down)), policy)
 	r.budget = budget
 	r.maps = newSitemapReader(r, &cfg.sitemaps)
-	r.chain = middleware.Chain(r.down,
+	stages := []middleware.Stage{
 		r.scope.Stage(),
 		r.robots.Stage(),
 		r.maps.stage(),
-		budget.Stage(),
-		cache,
-		pace,
-		retry.Stage(),
-	)
+		budget.Check(),
+	}
+	if r.cfg.cache != nil {
+		// A page replayed from the cache spends the budget as a fetched
+		// one does, so a replay stops where the crawl it replays stopped.
+		stages = append(stages, budget.Stage(), cache, pace, retry.Stage())
+	} else {
+		stages = append(stages, pace,
+			budget.Stage(), // spent only on a request about to be sent
+			retry.Stage())
+	}
+	r.chain = middleware.Chain(r.down, stages...)
 	r.items = newItemSink(c, cfg)
 	r.stats.mu.Lock()
 	r.stats.queue = func() (int, int) {
@@ -445,6 +455,9 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 		go r.worker(ctx, work)
 	}
 	r.wg.Wait()
+	// No robots.txt fetch may outlive the workers: what it would tell
+	// (stats, the state, sitemap discovery) is closed below.
+	r.robots.Close()
 
 	interrupted := ctx.Err() != nil
 	// A resumable crawl pauses, and a process of a shared crawl leaves

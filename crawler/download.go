@@ -10,7 +10,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,7 +40,17 @@ type downloader struct {
 	transport http.RoundTripper
 	userAgent string
 	timeout   time.Duration
+	// calls maps the id in a request's callHeader to its Fetch's
+	// context: colly takes no context per request, so the transport
+	// looks it up, and a cancelled context (a robots.txt attempt's
+	// deadline, a closing crawl) ends the download.
+	calls  sync.Map
+	callID atomic.Uint64
 }
+
+// callHeader carries a download's id from Fetch to the transport, which
+// removes it before the request leaves.
+const callHeader = "X-Heed-Call"
 
 const slotKey = "heed.slot"
 
@@ -60,12 +72,12 @@ func newDownloader(userAgent string, timeout time.Duration, maxBody int, transpo
 	if transport == nil {
 		transport = defaultTransport()
 	}
-	c.WithTransport(&boundedTransport{next: transport, max: int64(maxBody)})
+	d := &downloader{c: c, maxBody: maxBody, transport: transport, userAgent: userAgent, timeout: timeout}
+	c.WithTransport(&boundedTransport{next: transport, max: int64(maxBody), ctx: d.callContext})
 	c.SetRequestTimeout(timeout)
-	jar := newAuthorityJar()
-	c.SetCookieJar(jar)
+	d.jar = newAuthorityJar()
+	c.SetCookieJar(d.jar)
 	c.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
-	d := &downloader{c: c, jar: jar, maxBody: maxBody, transport: transport, userAgent: userAgent, timeout: timeout}
 	c.OnRequest(func(r *colly.Request) {
 		s, _ := r.Ctx.GetAny(slotKey).(*slot)
 		if s == nil || !s.started.CompareAndSwap(false, true) {
@@ -128,12 +140,17 @@ func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 	for k, v := range req.Meta {
 		cctx.Put(k, v)
 	}
+	id := strconv.FormatUint(d.callID.Add(1), 10)
+	d.calls.Store(id, ctx)
+	defer d.calls.Delete(id)
 	start := time.Now()
 	var reqBody io.Reader
 	if len(req.Body) > 0 {
 		reqBody = bytes.NewReader(req.Body)
 	}
-	err := d.c.Request(method, req.URL, reqBody, cctx, requestHeader(req.Header))
+	sent := requestHeader(req.Header)
+	sent.Set(callHeader, id)
+	err := d.c.Request(method, req.URL, reqBody, cctx, sent)
 	if s.resp == nil {
 		if err == nil {
 			err = s.err
@@ -170,13 +187,14 @@ func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 
 // requestHeader is a request's own headers as sent: a copy, without a
 // User-Agent, which stays the crawler's so that robots.txt groups address
-// what the site sees. nil when the request has none.
+// what the site sees, nor heed's own call header.
 func requestHeader(h http.Header) http.Header {
-	if len(h) == 0 {
-		return nil
-	}
 	out := h.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
 	out.Del("User-Agent")
+	out.Del(callHeader)
 	return out
 }
 
@@ -188,9 +206,58 @@ func requestHeader(h http.Header) http.Header {
 type boundedTransport struct {
 	next http.RoundTripper
 	max  int64
+	// ctx returns the context of the Fetch call whose id a request
+	// carries in callHeader, or nil.
+	ctx func(id string) context.Context
+}
+
+// callContext returns the context of the Fetch call id, or nil.
+func (d *downloader) callContext(id string) context.Context {
+	v, ok := d.calls.Load(id)
+	if !ok {
+		return nil
+	}
+	return v.(context.Context)
 }
 
 func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req, stop := t.withCall(req)
+	resp, err := t.bound(req)
+	if err != nil || resp == nil || resp.Body == nil {
+		stop()
+		return resp, err
+	}
+	// The link to the call's context lasts as long as the body.
+	body := resp.Body
+	resp.Body = &readCloser{Reader: body, close: func() error { err := body.Close(); stop(); return err }}
+	return resp, nil
+}
+
+// withCall gives req the context of the Fetch call it belongs to, when it
+// carries one, and removes the call's header; stop ends the link.
+func (t *boundedTransport) withCall(req *http.Request) (_ *http.Request, stop func()) {
+	stop = func() {}
+	if id := req.Header.Get(callHeader); id != "" {
+		var ctx context.Context
+		if t.ctx != nil {
+			ctx = t.ctx(id)
+		}
+		if ctx != nil {
+			// The call's cancellation and deadline, with colly's own
+			// deadline (its request timeout) kept as well.
+			var merged context.Context
+			merged, stop = mergeCancel(req.Context(), ctx)
+			req = req.WithContext(merged)
+		} else {
+			req = req.Clone(req.Context())
+		}
+		req.Header = req.Header.Clone()
+		req.Header.Del(callHeader)
+	}
+	return req, stop
+}
+
+func (t *boundedTransport) bound(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	if err != nil || resp.Body == nil {
 		return resp, err
@@ -237,3 +304,11 @@ type readCloser struct {
 }
 
 func (r *readCloser) Close() error { return r.close() }
+
+// mergeCancel returns base, cancelled as well when other is done; stop
+// releases the link.
+func mergeCancel(base, other context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(base)
+	stopLink := context.AfterFunc(other, func() { cancel(context.Cause(other)) })
+	return ctx, func() { stopLink(); cancel(context.Canceled) }
+}

@@ -187,6 +187,7 @@ func (inv *Inventory) Run(ctx context.Context, sites []string, visit func(Invent
 	if err != nil {
 		return nil, err
 	}
+	defer iv.robots.Close()
 	defer func() {
 		if err := iv.skips.Err(); err != nil {
 			inv.cfg.logger.Error("skip log", "error", err)

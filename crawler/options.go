@@ -38,6 +38,11 @@ type config struct {
 	robotsGiveUp  time.Duration
 	robotsRetry   time.Duration
 	robotsMaxByte int
+	// robotsFetchers bounds the robots.txt fetches in flight at once.
+	robotsFetchers int
+	// hostGiveUp is how many requests in a row without an answer give an
+	// authority up.
+	hostGiveUp int
 
 	sitemaps sitemapConfig // see sitemap_options.go
 
@@ -145,6 +150,21 @@ func WithRobotsGiveUp(giveUp, firstRetry time.Duration) Option {
 	return func(c *config) { c.robotsGiveUp, c.robotsRetry = giveUp, firstRetry }
 }
 
+// WithRobotsFetchers sets how many robots.txt fetches (and retries of
+// unreachable ones) run at once, in a pool of their own beside the
+// workers (default middleware.DefaultRobotsFetchers, 32). A request whose
+// authority's robots.txt is not known yet waits in the frontier, not in a
+// worker, so hosts that never answer never hold up the hosts with ready
+// work; the pool only bounds how many of them are being waited for.
+func WithRobotsFetchers(n int) Option { return func(c *config) { c.robotsFetchers = n } }
+
+// WithHostGiveUp sets how many requests in a row may end without any
+// answer from an authority (timeouts, connection errors) before heed
+// gives up its remaining URLs as a group: one skip-log record each,
+// reason host-unreachable, with the failures as evidence (default
+// politeness.DefaultGiveUp, 5). A negative n never gives up.
+func WithHostGiveUp(n int) Option { return func(c *config) { c.hostGiveUp = n } }
+
 // WithRobotsMaxBytes raises the robots.txt parse limit above 500 KiB.
 func WithRobotsMaxBytes(n int) Option { return func(c *config) { c.robotsMaxByte = n } }
 
@@ -174,6 +194,12 @@ func (c *config) defaults() {
 	}
 	if c.perHost <= 0 {
 		c.perHost = 1
+	}
+	switch {
+	case c.hostGiveUp == 0:
+		c.hostGiveUp = politeness.DefaultGiveUp
+	case c.hostGiveUp < 0:
+		c.hostGiveUp = 0 // never
 	}
 	if !c.floorSet {
 		c.floor = time.Second

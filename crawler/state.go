@@ -166,4 +166,5 @@ func (c *config) checkState() error {
 var leasedReasons = map[skiplog.Reason]bool{
 	skiplog.RobotsDisallow: true, skiplog.RobotsUnreachable: true, skiplog.CrawlDelayTooLong: true,
 	skiplog.MaxPages: true, skiplog.RedirectBlocked: true, skiplog.FetchError: true,
+	skiplog.HostUnreachable: true,
 }

@@ -10,8 +10,13 @@ import (
 )
 
 // Budget caps the number of pages heed downloads, in total and per
-// authority. It sits after the robots stage, so URLs robots.txt excludes do
-// not spend the budget, and it counts a request once however often the
+// authority. It is spent only on requests that are about to be sent: its
+// [Budget.Stage] sits after the politeness stage, so a URL that robots.txt
+// excludes, that pacing defers, or whose authority's Crawl-delay is over
+// the cap does not spend it; its [Budget.Check] sits before the
+// politeness stage and refuses, without spending, the requests of a
+// budget already spent, so they are accounted for without waiting for
+// their authority's turn. It counts a request once however often the
 // request is deferred and retried. Sitemaps and robots.txt files are not
 // pages and are not counted.
 type Budget struct {
@@ -55,6 +60,56 @@ func (b *Budget) Stage() Stage {
 	}
 }
 
+// Check returns the stage that refuses, without spending anything, the
+// requests the budget could not admit now: a budget spent in total or
+// for the request's authority. Put it before the politeness stage, and
+// Stage after it.
+func (b *Budget) Check() Stage {
+	return func(next Fetcher) Fetcher {
+		return FetcherFunc(func(ctx context.Context, req *frontier.Request) (*Response, error) {
+			if err := b.refusal(req); err != nil {
+				return nil, err
+			}
+			return next.Fetch(ctx, req)
+		})
+	}
+}
+
+// refusal returns the record that refuses req if the budget is spent for
+// it, nil otherwise; it spends nothing.
+func (b *Budget) refusal(req *frontier.Request) error {
+	if (b.Total <= 0 && b.PerAuthority <= 0) || req.Kind != frontier.KindPage {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.init()
+	if _, ok := b.admitted[req.Seq]; ok && req.Seq != 0 {
+		return nil
+	}
+	if rec := b.spentFor(req); rec != nil {
+		return rec
+	}
+	return nil
+}
+
+// spentFor returns the record refusing req when the budget is spent for
+// it; b.mu is held.
+func (b *Budget) spentFor(req *frontier.Request) *skiplog.Record {
+	auth := req.Authority()
+	var detail string
+	switch {
+	case b.Total > 0 && b.spent >= b.Total:
+		detail = fmt.Sprintf("the crawl's budget of %d pages is spent", b.Total)
+	case b.PerAuthority > 0 && b.byAuth[auth] >= b.PerAuthority:
+		detail = fmt.Sprintf("the budget of %d pages for %s is spent", b.PerAuthority, auth)
+	}
+	if detail == "" {
+		return nil
+	}
+	return &skiplog.Record{URL: req.URL, Authority: auth, Reason: skiplog.MaxPages, Detail: detail, Depth: req.Depth, Referrer: req.Referrer}
+}
+
 // spend admits req or returns the record that refuses it; fresh reports
 // an admission that was not counted before.
 func (b *Budget) spend(req *frontier.Request) (fresh bool, err error) {
@@ -68,15 +123,8 @@ func (b *Budget) spend(req *frontier.Request) (fresh bool, err error) {
 	if _, ok := b.admitted[req.Seq]; ok && req.Seq != 0 {
 		return false, nil
 	}
-	var detail string
-	switch {
-	case b.Total > 0 && b.spent >= b.Total:
-		detail = fmt.Sprintf("the crawl's budget of %d pages is spent", b.Total)
-	case b.PerAuthority > 0 && b.byAuth[auth] >= b.PerAuthority:
-		detail = fmt.Sprintf("the budget of %d pages for %s is spent", b.PerAuthority, auth)
-	}
-	if detail != "" {
-		return false, &skiplog.Record{URL: req.URL, Authority: auth, Reason: skiplog.MaxPages, Detail: detail, Depth: req.Depth, Referrer: req.Referrer}
+	if rec := b.spentFor(req); rec != nil {
+		return false, rec
 	}
 	b.spent++
 	b.byAuth[auth]++

@@ -6,7 +6,11 @@
 // turns a request into a response, and a [Stage] wraps a Fetcher in another
 // one. heed's default chain, outermost first, is
 //
-//	scope → robots → budget → politeness → retry → downloader
+//	scope → robots → budget check → politeness → budget → retry → downloader
+//
+// The budget is spent only once politeness has let the request start,
+// and checked (without spending) before, so that the requests of a spent
+// budget are accounted for at once.
 //
 // A stage that excludes a URL returns a *skiplog.Record as its error; a
 // stage that wants the request tried again later (the authority is not

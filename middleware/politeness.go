@@ -25,7 +25,10 @@ type Pacer interface {
 // 429 and 503 with Retry-After and backs off on repeated failures.
 //
 // An authority whose Crawl-delay is over the pacer's cap is excluded: the
-// request becomes a skip-log record with reason crawl-delay-too-long.
+// request becomes a skip-log record with reason crawl-delay-too-long. An
+// authority the pacer gave up (requests in a row without an answer) has
+// its requests recorded as host-unreachable, each with the failures as
+// evidence.
 func Politeness(p Pacer) Stage {
 	return func(next Fetcher) Fetcher {
 		return FetcherFunc(func(ctx context.Context, req *frontier.Request) (*Response, error) {
@@ -37,6 +40,13 @@ func Politeness(p Pacer) Stage {
 					return nil, &skiplog.Record{
 						URL: req.URL, Authority: auth, Reason: skiplog.CrawlDelayTooLong,
 						Detail: tooLong.Error(), Depth: req.Depth, Referrer: req.Referrer,
+					}
+				}
+				var gone *politeness.UnreachableError
+				if errors.As(err, &gone) {
+					return nil, &skiplog.Record{
+						URL: req.URL, Authority: auth, Reason: skiplog.HostUnreachable,
+						Err: gone.LastErr, Detail: gone.Error(), Depth: req.Depth, Referrer: req.Referrer,
 					}
 				}
 				return nil, err
@@ -71,6 +81,11 @@ func Politeness(p Pacer) Stage {
 func feedback(resp *Response, err error) politeness.Feedback {
 	if resp != nil {
 		return politeness.Feedback{Status: resp.Status, RetryAfter: resp.Header.Get("Retry-After"), Latency: resp.Elapsed}
+	}
+	var rec *skiplog.Record
+	if errors.As(err, &rec) && rec.Reason == skiplog.MaxPages {
+		// The budget below refused: nothing was sent, nothing failed.
+		return politeness.Feedback{}
 	}
 	var de *DeferError
 	if errors.As(err, &de) {

@@ -128,6 +128,15 @@ type RobotsPolicy struct {
 	// heed stops waiting and records its URLs as robots-unreachable.
 	// Default 10 minutes.
 	GiveUpAfter time.Duration
+	// Fetchers, when positive, makes the chain stage fetch robots.txt in a
+	// pool of its own of at most that many fetches at once, never in the
+	// caller's goroutine (see "No hostage workers" at [Robots]); heed's
+	// crawler uses [DefaultRobotsFetchers]. Zero fetches in the caller,
+	// as [Robots.Entry] always does.
+	Fetchers int
+	// AttemptTimeout, when positive, bounds each request of a robots.txt
+	// fetch (each redirect hop) on top of the fetcher's own timeout.
+	AttemptTimeout time.Duration
 	// OnFetched is called after every fetch of a robots.txt, with the new
 	// entry (heed's crawler hands the Crawl-delay to its pacer here).
 	OnFetched func(e *RobotsEntry)
@@ -167,13 +176,32 @@ type RobotsPolicy struct {
 // authority's pace). A request whose authority's robots.txt is not known
 // yet triggers the fetch; if the authority is not ready, or another request
 // is already fetching it, the request is deferred rather than waiting.
+//
+// # No hostage workers
+//
+// With [RobotsPolicy].Fetchers set (heed's crawler always sets it), the
+// chain stage never makes its caller wait for a robots.txt: the fetch
+// (and every retry of an unreachable one) runs in the stage's own pool of
+// at most that many fetches, and the request that asked is
+// deferred (reason robots-pending) until the file is known; a stale copy
+// being refetched makes the authority's requests wait too, so that they
+// do not take its slot from the refetch. A host that accepts
+// connections and never answers costs the pool one place for one
+// timeout per try, never a worker: the workers keep serving the
+// authorities whose rules are known. First fetches of an authority go
+// before retries of unreachable ones. Close stops the pool.
+// [Robots.Entry], for callers with nothing else to do (an inventory row,
+// heed robots check), fetches in its caller.
 type Robots struct {
 	fetch  Fetcher
 	policy RobotsPolicy
 
-	mu       sync.Mutex
-	entries  map[string]*RobotsEntry
-	fetching map[string]bool
+	mu      sync.Mutex
+	entries map[string]*RobotsEntry
+	// fetching holds the authorities whose robots.txt is being fetched,
+	// with when the fetch was asked for.
+	fetching map[string]time.Time
+	pool     *robotsPool
 }
 
 // NewRobots returns a robots stage fetching robots.txt files through fetch.
@@ -199,7 +227,8 @@ func NewRobots(fetch Fetcher, policy RobotsPolicy) *Robots {
 	if policy.SharedLockTTL <= 0 {
 		policy.SharedLockTTL = 2 * time.Minute
 	}
-	return &Robots{fetch: fetch, policy: policy, entries: make(map[string]*RobotsEntry), fetching: make(map[string]bool)}
+	return &Robots{fetch: fetch, policy: policy, entries: make(map[string]*RobotsEntry),
+		fetching: make(map[string]time.Time), pool: newRobotsPool(policy.Fetchers)}
 }
 
 // pendingWait is how long a request waits in the frontier while another
@@ -210,7 +239,7 @@ const pendingWait = 50 * time.Millisecond
 func (r *Robots) Stage() Stage {
 	return func(next Fetcher) Fetcher {
 		return FetcherFunc(func(ctx context.Context, req *frontier.Request) (*Response, error) {
-			if err := r.admit(ctx, req); err != nil {
+			if err := r.admit(ctx, req, r.pool.size > 0); err != nil {
 				return nil, err
 			}
 			return next.Fetch(ctx, req)
@@ -220,12 +249,12 @@ func (r *Robots) Stage() Stage {
 
 // admit returns nil when req may be fetched, a *skiplog.Record when
 // robots.txt excludes it, or a *DeferError.
-func (r *Robots) admit(ctx context.Context, req *frontier.Request) error {
+func (r *Robots) admit(ctx context.Context, req *frontier.Request, background bool) error {
 	u, err := url.Parse(req.URL)
 	if err != nil {
 		return &skiplog.Record{URL: req.URL, Reason: skiplog.InvalidURL, Err: err.Error()}
 	}
-	e, err := r.entry(ctx, req.Authority(), req.Seq)
+	e, err := r.entry(ctx, req.Authority(), req.Seq, background)
 	if err != nil {
 		return err
 	}
@@ -265,7 +294,7 @@ func (r *Robots) Cached(authority string) (*RobotsEntry, bool) {
 // *DeferError when the fetch cannot happen now (the authority is not
 // ready, or another request is fetching it and no usable entry exists).
 func (r *Robots) Entry(ctx context.Context, authority string) (*RobotsEntry, error) {
-	return r.entry(ctx, authority, 0)
+	return r.entry(ctx, authority, 0, false)
 }
 
 // entry is Entry for the request with sequence number seq. A request
@@ -273,7 +302,13 @@ func (r *Robots) Entry(ctx context.Context, authority string) (*RobotsEntry, err
 // back (it was deferred because the refetch took its authority's slot):
 // without that, a max age shorter than the authority's interval would let
 // robots.txt refetches starve the pages forever.
-func (r *Robots) entry(ctx context.Context, authority string, seq uint64) (*RobotsEntry, error) {
+//
+// With background set (the chain stage), a fetch is started in the
+// stage's own pool of robots.txt fetchers and the request is answered at
+// once: with the stale entry when one may still decide, else with a
+// robots-pending deferral. The caller's worker never waits on the network
+// for a robots.txt.
+func (r *Robots) entry(ctx context.Context, authority string, seq uint64, background bool) (*RobotsEntry, error) {
 	now := r.policy.Now()
 	r.mu.Lock()
 	e := r.entries[authority]
@@ -281,20 +316,78 @@ func (r *Robots) entry(ctx context.Context, authority string, seq uint64) (*Robo
 		r.mu.Unlock()
 		return e, nil
 	}
-	if r.fetching[authority] {
+	if since, ok := r.fetching[authority]; ok {
 		r.mu.Unlock()
-		if e != nil && e.State != RobotsUnreachable {
+		if usable(e) && !background {
 			return e, nil // a refetch is under way; the stale copy is still the best knowledge
 		}
-		return nil, &DeferError{Until: now.Add(pendingWait), Reason: "robots-pending"}
+		return nil, &DeferError{Until: now.Add(pendingFor(now.Sub(since))), Reason: "robots-pending"}
 	}
-	r.fetching[authority] = true
+	r.fetching[authority] = now
 	r.mu.Unlock()
 
+	if !background {
+		return r.refresh(ctx, authority, e, seq)
+	}
+	started := r.pool.submit(ctx, e == nil || e.State != RobotsUnreachable, func(ctx context.Context) {
+		r.refreshWhenReady(ctx, authority, e, seq)
+	})
+	if !started {
+		r.mu.Lock()
+		delete(r.fetching, authority)
+		r.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errRobotsClosed
+	}
+	// The authority's requests wait for the file, even with a stale copy
+	// at hand: they would otherwise take the authority's slot, one after
+	// the other, from the fetch that refreshes it.
+	return nil, &DeferError{Until: now.Add(pendingWait), Reason: "robots-pending"}
+}
+
+// refreshWhenReady is refresh for the pool: when the authority is not
+// ready yet (its pacing), it waits for its turn and tries again, keeping
+// the authority marked as fetching meanwhile.
+func (r *Robots) refreshWhenReady(ctx context.Context, authority string, e *RobotsEntry, seq uint64) {
+	for {
+		_, err := r.refresh(ctx, authority, e, seq)
+		var de *DeferError
+		if !errors.As(err, &de) {
+			return
+		}
+		r.mu.Lock()
+		r.fetching[authority] = r.policy.Now()
+		r.mu.Unlock()
+		// Waits are measured on the policy's clock and slept in real
+		// time, a second at most at once, so a test clock cannot strand
+		// the fetch.
+		wait := min(max(de.Until.Sub(r.policy.Now()), pendingWait), time.Second)
+		if SleepUntil(ctx, time.Now().Add(wait)) != nil {
+			r.mu.Lock()
+			delete(r.fetching, authority)
+			r.mu.Unlock()
+			return
+		}
+	}
+}
+
+// usable reports whether an entry may decide while it is being refetched:
+// any entry but an unreachable one, which decides nothing but waiting.
+func usable(e *RobotsEntry) bool { return e != nil && e.State != RobotsUnreachable }
+
+// refresh fetches the authority's robots.txt (through the shared store,
+// if any), installs the new entry and tells the policy's callbacks. The
+// caller marked the authority as fetching; refresh clears the mark.
+func (r *Robots) refresh(ctx context.Context, authority string, e *RobotsEntry, seq uint64) (*RobotsEntry, error) {
 	if r.policy.Shared != nil {
 		return r.sharedEntry(ctx, authority, e, seq)
 	}
 	fresh, rf, err := r.fetchEntry(ctx, authority, e)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err() // closed meanwhile: nobody waits for this entry
+	}
 
 	r.mu.Lock()
 	delete(r.fetching, authority)
@@ -338,8 +431,10 @@ func (r *Robots) due(e *RobotsEntry, now time.Time, seq uint64) bool {
 		return !now.Before(e.RetryAt)
 	default:
 		// A file, an unavailable one, or one heed gave up on, is fetched
-		// again when it is older than the max age.
-		return now.Sub(e.FetchedAt) >= r.policy.MaxAge && (seq == 0 || e.refreshedFor != seq)
+		// again when it is older than the max age, and never before the
+		// time its server asked for with Retry-After.
+		return now.Sub(e.FetchedAt) >= r.policy.MaxAge && (seq == 0 || e.refreshedFor != seq) &&
+			(e.State != RobotsUnreachable || !now.Before(e.RetryAt))
 	}
 }
 
@@ -356,7 +451,19 @@ func (r *Robots) Put(e *RobotsEntry) {
 // returned as an error; every fetch outcome is an entry, returned with the
 // fetch it was made from.
 func (r *Robots) fetchEntry(ctx context.Context, authority string, prev *RobotsEntry) (*RobotsEntry, *RobotsFetch, error) {
-	rf, err := FetchRobots(ctx, r.fetch, authority+"/robots.txt", r.policy.MaxRedirects, r.policy.Now)
+	fetch := r.fetch
+	if d := r.policy.AttemptTimeout; d > 0 {
+		fetch = FetcherFunc(func(ctx context.Context, req *frontier.Request) (*Response, error) {
+			actx, cancel := context.WithTimeout(ctx, d)
+			defer cancel()
+			resp, err := r.fetch.Fetch(actx, req)
+			if err != nil && ctx.Err() == nil && actx.Err() != nil {
+				err = fmt.Errorf("robots.txt attempt timed out after %v: %w", d, err)
+			}
+			return resp, err
+		})
+	}
+	rf, err := FetchRobots(ctx, fetch, authority+"/robots.txt", r.policy.MaxRedirects, r.policy.Now)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -498,12 +605,15 @@ func (r *Robots) unreachable(e, prev *RobotsEntry, retryAfter string) *RobotsEnt
 	if wait > r.policy.RetryMax || wait <= 0 {
 		wait = r.policy.RetryMax
 	}
+	asked := false
 	if ra, ok := politeness.ParseRetryAfter(retryAfter, e.FetchedAt); ok && ra > wait {
-		wait = ra // the server asked for longer
+		wait, asked = ra, true // the server asked for longer
 	}
 	e.RetryAt = e.FetchedAt.Add(wait)
-	// The last try happens when the give-up time comes, not after it.
-	if deadline := e.FirstFailure.Add(r.policy.GiveUpAfter); e.RetryAt.After(deadline) && deadline.After(e.FetchedAt) {
+	// The last try happens when the give-up time comes, not after it;
+	// but a server that asked (Retry-After) not to be asked again before
+	// then is not asked: heed gives up at once instead (see GaveUp).
+	if deadline := e.FirstFailure.Add(r.policy.GiveUpAfter); e.RetryAt.After(deadline) && deadline.After(e.FetchedAt) && !asked {
 		e.RetryAt = deadline
 	}
 	return e

@@ -37,6 +37,8 @@ type RobotsDecision struct {
 	Verdict robots.Verdict
 	// Entry is the robots.txt knowledge the decision was made from.
 	Entry *RobotsEntry
+
+	giveUp time.Duration // the give-up time the decision was made with
 }
 
 // DecideRobots decides u under the authority's robots.txt entry e, by RFC
@@ -46,7 +48,10 @@ type RobotsDecision struct {
 // DefaultRobotsGiveUp); an available one decides by its group for heed's
 // product token, the longest match winning.
 func DecideRobots(e *RobotsEntry, u *url.URL, giveUpAfter time.Duration) RobotsDecision {
-	d := RobotsDecision{Entry: e}
+	if giveUpAfter <= 0 {
+		giveUpAfter = DefaultRobotsGiveUp
+	}
+	d := RobotsDecision{Entry: e, giveUp: giveUpAfter}
 	switch e.State {
 	case RobotsUnavailable:
 		d.Allowed = true
@@ -64,12 +69,13 @@ func DecideRobots(e *RobotsEntry, u *url.URL, giveUpAfter time.Duration) RobotsD
 
 // GaveUp reports whether heed has stopped waiting for an unreachable
 // robots.txt: its last fetch failed at least after (0 means
-// DefaultRobotsGiveUp) after the first failure of the run of failures.
+// DefaultRobotsGiveUp) after the first failure of the run of failures, or
+// its server asked (with Retry-After) not to be asked again before then.
 func (e *RobotsEntry) GaveUp(after time.Duration) bool {
 	if after <= 0 {
 		after = DefaultRobotsGiveUp
 	}
-	return e.State == RobotsUnreachable && e.FetchedAt.Sub(e.FirstFailure) >= after
+	return e.State == RobotsUnreachable && (e.FetchedAt.Sub(e.FirstFailure) >= after || e.RetryAt.Sub(e.FirstFailure) > after)
 }
 
 // Evidence returns the decision's skip-log evidence: the robots.txt URL,
@@ -91,6 +97,10 @@ func (d RobotsDecision) Record(req *frontier.Request) *skiplog.Record {
 	case d.Reason == skiplog.RobotsUnreachable:
 		rec.Status, rec.Err = e.Status, e.Err
 		rec.Detail = fmt.Sprintf("robots.txt unreachable since %s (%d tries)", e.FirstFailure.Format(time.RFC3339), e.Failures)
+		if d.giveUp > 0 && e.RetryAt.Sub(e.FirstFailure) > d.giveUp {
+			rec.Detail += fmt.Sprintf("; the server asked not to be asked again before %s (Retry-After), past the give-up time of %v",
+				e.RetryAt.Format(time.RFC3339), d.giveUp)
+		}
 	case len(req.Redirects) > 0:
 		rec.Reason = skiplog.RedirectBlocked
 	}

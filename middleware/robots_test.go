@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -426,5 +427,40 @@ func TestRobotsUnreachableHonoursRetryAfter(t *testing.T) {
 	}
 	if got := e.RetryAt.Sub(clk.Now()); got != 40*time.Second {
 		t.Errorf("retry in %v, want the 40 s the server asked for", got)
+	}
+}
+
+// TestRobotsRetryAfterPastTheGiveUp: a robots.txt answering 429 with
+// Retry-After: 3600 under a 10-minute give-up is not asked again before
+// the hour is over: heed gives up at once, says why, and a max age shorter
+// than the hour does not bring the fetch back early.
+func TestRobotsRetryAfterPastTheGiveUp(t *testing.T) {
+	clk := newFakeClock()
+	var fetches int
+	rs := NewRobots(FetcherFunc(func(_ context.Context, req *frontier.Request) (*Response, error) {
+		fetches++
+		h := http.Header{}
+		h.Set("Retry-After", "3600")
+		return &Response{Request: req, Status: 429, Header: h}, nil
+	}), RobotsPolicy{Agent: "HeedBot", Now: clk.Now, GiveUpAfter: 10 * time.Minute, MaxAge: time.Minute})
+	f := rs.Stage()(okFetcher())
+	for i, step := range []time.Duration{0, time.Second, 10 * time.Minute, 30 * time.Minute} {
+		clk.Advance(step)
+		_, err := f.Fetch(context.Background(), page(fmt.Sprintf("http://a.test/p%d", i)))
+		var rec *skiplog.Record
+		if !errors.As(err, &rec) || rec.Reason != skiplog.RobotsUnreachable || rec.Status != 429 {
+			t.Fatalf("after %v: err = %v, want a robots-unreachable record with status 429", step, err)
+		}
+		if !strings.Contains(rec.Detail, "Retry-After") {
+			t.Errorf("detail %q does not say the server asked to wait", rec.Detail)
+		}
+	}
+	if fetches != 1 {
+		t.Errorf("robots.txt fetched %d times within the hour it asked for, want 1", fetches)
+	}
+	clk.Advance(30 * time.Minute)
+	f.Fetch(context.Background(), page("http://a.test/later"))
+	if fetches != 2 {
+		t.Errorf("robots.txt fetched %d times once the hour was over, want 2", fetches)
 	}
 }

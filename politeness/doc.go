@@ -48,6 +48,29 @@
 // URLs instead of fetching them. A later SetCrawlDelay within the cap (a
 // refreshed robots.txt) lifts the exclusion.
 //
+// An authority that leaves several requests in a row without any answer
+// (default 5, [WithGiveUp]; a network error or a timeout, not an HTTP
+// error status) is given up for good: TryAcquire and Wait return an
+// [*UnreachableError] for it, ReadyAt answers "now", and heed writes one
+// skip-log record per remaining URL (reason host-unreachable) with the
+// failures as evidence, instead of trying every URL with its own retries
+// and growing backoff. The backoff makes the count span time: with the
+// defaults, five silent requests in a row take at least 15 s of pauses
+// besides their timeouts.
+//
+// # No hostage workers
+//
+// The rule every caller keeps, and heed's engine is built on: no worker
+// waits on a host while another host has work ready. A Pacer never blocks
+// in TryAcquire; a request that may not start yet goes back to the
+// frontier with the time TryAcquire gave, and its worker takes another
+// authority's. robots.txt fetches count against an authority's pace like
+// any request, but heed's robots stage runs them (and the retries of an
+// unreachable one) in a small pool of its own, so a host that accepts
+// connections and never answers occupies a place in that pool, never a
+// worker; and a host whose pages never answer is given up as a group.
+// Only [Pacer.Wait] blocks, for the rare caller that cannot requeue.
+//
 // # Using a Pacer
 //
 // A Pacer has three ways to ask about an authority, for three callers:

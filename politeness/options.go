@@ -26,6 +26,9 @@ const (
 	// DefaultMaxPause is the longest pause a Retry-After may impose
 	// ([WithMaxPause]).
 	DefaultMaxPause = 10 * time.Minute
+	// DefaultGiveUp is how many requests in a row an authority may leave
+	// without any answer before its remaining requests are given up.
+	DefaultGiveUp = 5
 )
 
 // Settings are a Pacer's settings, as [NewSettings] makes them from
@@ -39,6 +42,7 @@ type Settings struct {
 	BackoffBase   time.Duration // [WithBackoff]
 	BackoffMax    time.Duration // [WithBackoff]
 	MaxPause      time.Duration // [WithMaxPause]
+	GiveUp        int           // [WithGiveUp]
 	Clock         Clock         // [WithClock]
 	Logger        *slog.Logger  // [WithLogger]; nil: slog.Default()
 	StartLog      int           // [WithStartLog]
@@ -81,6 +85,15 @@ func WithBackoff(base, max time.Duration) Option {
 // warning level.
 func WithMaxPause(d time.Duration) Option { return func(c *Settings) { c.MaxPause = d } }
 
+// WithGiveUp sets how many requests in a row may end without any answer
+// from the authority (a network error or a timeout; an HTTP error status
+// is an answer) before the authority is given up (default
+// [DefaultGiveUp]): from then on TryAcquire and Wait return an
+// [*UnreachableError] for it, and heed records each of its remaining URLs
+// once with that evidence instead of trying them one by one, each with
+// its retries and backoff. Zero never gives up.
+func WithGiveUp(failures int) Option { return func(c *Settings) { c.GiveUp = failures } }
+
 // WithClock sets the Pacer's source of time (default the system clock).
 func WithClock(clk Clock) Option { return func(c *Settings) { c.Clock = clk } }
 
@@ -107,6 +120,7 @@ func NewSettings(opts ...Option) (Settings, error) {
 		BackoffBase:   DefaultBackoffBase,
 		BackoffMax:    DefaultBackoffMax,
 		MaxPause:      DefaultMaxPause,
+		GiveUp:        DefaultGiveUp,
 		Clock:         systemClock{},
 	}
 	for _, o := range opts {
@@ -134,6 +148,9 @@ func (c *Settings) validate() error {
 		errs = append(errs, fmt.Errorf("backoff base %v above its max %v", c.BackoffBase, c.BackoffMax))
 	} else if c.BackoffBase == 0 && c.BackoffMax > 0 {
 		errs = append(errs, fmt.Errorf("backoff base 0 with max %v cannot grow", c.BackoffMax))
+	}
+	if c.GiveUp < 0 {
+		errs = append(errs, fmt.Errorf("negative give-up count %d", c.GiveUp))
 	}
 	if c.AutoThrottle != nil {
 		if err := c.AutoThrottle.validate(); err != nil {

@@ -13,7 +13,7 @@ func TestNewSettings(t *testing.T) {
 	want := Settings{
 		Floor: DefaultFloor, Concurrency: DefaultConcurrency, MaxCrawlDelay: DefaultMaxCrawlDelay,
 		BackoffBase: DefaultBackoffBase, BackoffMax: DefaultBackoffMax, MaxPause: DefaultMaxPause,
-		Clock: systemClock{},
+		GiveUp: DefaultGiveUp, Clock: systemClock{},
 	}
 	if s != want {
 		t.Errorf("NewSettings() = %+v; want %+v", s, want)

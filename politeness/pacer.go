@@ -2,6 +2,7 @@ package politeness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -26,6 +27,26 @@ func (e *DelayTooLongError) Error() string {
 	return fmt.Sprintf("politeness: crawl-delay %v of %s exceeds the cap of %v", e.Delay, e.Authority, e.Cap)
 }
 
+// UnreachableError says that an authority left [Settings].GiveUp requests
+// in a row without any answer (see [WithGiveUp]), so heed gives up its
+// remaining requests: [Pacer.TryAcquire] and [Pacer.Wait] return it for
+// the authority from then on, and heed writes one skip-log record per URL
+// (reason host-unreachable) with it as the evidence.
+type UnreachableError struct {
+	Authority string
+	Failures  int       // requests in a row without an answer
+	Since     time.Time // when the first of them ended
+	Last      time.Time // when the last of them ended
+	LastErr   string    // the last one's error
+}
+
+// Error says which authority, how many requests failed since when, and
+// the last error.
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("politeness: %s left %d requests in a row without an answer (%s to %s; last: %s); its remaining URLs are given up",
+		e.Authority, e.Failures, e.Since.Format(time.RFC3339), e.Last.Format(time.RFC3339), e.LastErr)
+}
+
 // Pacer paces requests per authority; see the package documentation for the
 // model. Make one with [New]. A Pacer is safe for concurrent use.
 type Pacer struct {
@@ -41,12 +62,18 @@ type authority struct {
 	mu sync.Mutex
 	// lim spaces starts; nil when interval is 0. It is rebuilt when the
 	// interval changes, replaying the last start.
-	lim         *rate.Limiter
-	interval    time.Duration
-	crawlDelay  time.Duration
-	tooLong     *DelayTooLongError // non-nil while excluded
-	backoff     time.Duration      // current backoff step, 0 after a success
-	failures    int                // consecutive failures
+	lim        *rate.Limiter
+	interval   time.Duration
+	crawlDelay time.Duration
+	tooLong    *DelayTooLongError // non-nil while excluded
+	backoff    time.Duration      // current backoff step, 0 after a success
+	failures   int                // consecutive failures
+	// silent counts the requests in a row that got no answer at all,
+	// since silentSince; gone is set, for good, when they reach the
+	// give-up count.
+	silent      int
+	silentSince time.Time
+	gone        *UnreachableError
 	inFlight    int
 	pausedUntil time.Time
 	lastStart   time.Time
@@ -170,7 +197,7 @@ func (a *authority) busy() bool {
 
 // readyAt is ReadyAt for a known authority; a.mu must be held.
 func (a *authority) readyAt(now time.Time) time.Time {
-	if a.tooLong != nil {
+	if a.tooLong != nil || a.gone != nil {
 		return time.Time{}
 	}
 	if a.busy() {
@@ -202,6 +229,9 @@ func (a *authority) busyRetryAt(now time.Time) time.Time {
 
 // try is TryAcquire for a known authority; a.mu must be held.
 func (a *authority) try(now time.Time, concurrency int) (bool, time.Time, error) {
+	if a.gone != nil {
+		return false, time.Time{}, a.gone
+	}
 	if a.tooLong != nil {
 		return false, time.Time{}, a.tooLong
 	}
@@ -364,6 +394,7 @@ func (p *Pacer) Release(authority string, fb Feedback) {
 	}
 	a.lastRelease = now
 	defer a.signal()
+	a.noteSilence(authority, fb, now, p.cfg.GiveUp)
 	out, pause := classify(fb, now)
 	switch out {
 	case success:
@@ -390,6 +421,24 @@ func (p *Pacer) Release(authority string, fb Feedback) {
 func (a *authority) pause(until time.Time, byRetryAfter bool) {
 	if until.After(a.pausedUntil) {
 		a.pausedUntil, a.byRetryAfter = until, byRetryAfter
+	}
+}
+
+// noteSilence counts a request that got no answer at all (an error that
+// is not heed stopping), resets the count on any answer, and gives the
+// authority up when the count reaches giveUp; a.mu is held.
+func (a *authority) noteSilence(name string, fb Feedback, now time.Time, giveUp int) {
+	switch {
+	case fb.Status != 0:
+		a.silent = 0
+	case fb.Err != nil && !errors.Is(fb.Err, context.Canceled):
+		if a.silent == 0 {
+			a.silentSince = now
+		}
+		a.silent++
+		if giveUp > 0 && a.silent >= giveUp && a.gone == nil {
+			a.gone = &UnreachableError{Authority: name, Failures: a.silent, Since: a.silentSince, Last: now, LastErr: fb.Err.Error()}
+		}
 	}
 }
 

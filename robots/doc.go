@@ -47,7 +47,8 @@
 //
 // Besides the rules, a [File] has the Sitemap lines ([File.Sitemaps],
 // [File.ResolveSitemaps]), a Crawl-delay per group ([Group.CrawlDelay];
-// fractions allowed, invalid values ignored, a named group does not inherit
+// fractions allowed, values past the longest time.Duration saturating at
+// it, invalid values ignored, a named group does not inherit
 // the "*" group's), and a [Report] of how it was read: skipped lines and
 // why, invalid Crawl-delay values, and whether the body was cut at the size
 // limit.

@@ -1,6 +1,7 @@
 package robots
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -354,7 +355,8 @@ func (p *parser) skip(ev *lineEvent, why SkipReason) {
 	p.f.report.Skipped = append(p.f.report.Skipped, SkippedLine{Line: ev.num, Text: ev.text, Reason: why})
 }
 
-// maxCrawlDelaySeconds keeps a Crawl-delay inside time.Duration.
+// maxCrawlDelaySeconds keeps a Crawl-delay inside time.Duration; longer
+// ones saturate at the longest Duration.
 const maxCrawlDelaySeconds = float64(1<<63-1) / float64(time.Second)
 
 // parseCrawlDelay reads a Crawl-delay value: a non-negative decimal number
@@ -382,7 +384,10 @@ func parseCrawlDelay(v string) (d time.Duration, why string) {
 	}
 	secs, err := strconv.ParseFloat(v, 64)
 	if err != nil || secs >= maxCrawlDelaySeconds {
-		return 0, "too large"
+		// A number of seconds past what a Duration holds still asks for
+		// a very long delay: it saturates, so that a larger request never
+		// means faster crawling than a smaller one over the same cap.
+		return time.Duration(math.MaxInt64), ""
 	}
 	return time.Duration(secs * float64(time.Second)), ""
 }

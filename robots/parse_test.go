@@ -1,6 +1,7 @@
 package robots
 
 import (
+	"math"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -206,7 +207,10 @@ func TestParseCrawlDelay(t *testing.T) {
 		{".", 0, false},
 		{"", 0, false},
 		{"10s", 0, false},
-		{"99999999999999999999", 0, false},
+		// Past what a Duration holds: the longest delay, never none.
+		{"99999999999999999999", time.Duration(math.MaxInt64), true},
+		{"100000000000", time.Duration(math.MaxInt64), true},
+		{"9223372036.854775807", time.Duration(math.MaxInt64), true},
 	}
 	for _, tt := range tests {
 		d, why := parseCrawlDelay(tt.v)

@@ -55,6 +55,11 @@ const (
 	RedirectLoop Reason = "redirect-loop"
 	// InvalidURL: the URL could not be parsed or is not http(s).
 	InvalidURL Reason = "invalid-url"
+	// HostUnreachable: the URL's authority left several requests in a
+	// row without any answer (timeouts, connection errors), so heed gave
+	// up its remaining URLs as a group instead of trying each one. Err is
+	// the last failure; Detail says how many failed since when.
+	HostUnreachable Reason = "host-unreachable"
 	// FetchError: every try of the request failed without a response
 	// (timeout, connection refused, body over the size limit, ...).
 	FetchError Reason = "fetch-error"
@@ -79,7 +84,7 @@ const (
 var Reasons = []Reason{
 	RobotsDisallow, RobotsUnreachable, CrawlDelayTooLong, Offsite, Depth,
 	Filter, NoRule, MaxPages, RedirectBlocked, RedirectLimit, RedirectLoop,
-	InvalidURL, FetchError, SitemapFilter, SitemapScope, SitemapLimit,
+	InvalidURL, FetchError, HostUnreachable, SitemapFilter, SitemapScope, SitemapLimit,
 	Interrupted,
 }
 
