@@ -163,5 +163,8 @@ func (cfg *crawlConfig) locate(err error) error {
 	if cfg == nil || !errors.As(err, &fe) || !cfg.set[fe.flag] {
 		return err
 	}
+	if fe.value == "" {
+		return usageError("--config %s: line %d: %s: %s", cfg.path, cfg.lines[fe.flag], fe.flag, fe.want)
+	}
 	return usageError("--config %s: line %d: %s: %s: %s", cfg.path, cfg.lines[fe.flag], fe.flag, fe.value, fe.want)
 }

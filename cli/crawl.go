@@ -215,6 +215,9 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	stopGroups()
 	f.printSummary(stdout, sum)
 	if lost := f.lost(sum, feed); lost != nil {
+		if err != nil {
+			lost = fmt.Errorf("%w (%v)", lost, err)
+		}
 		return &exitError{code: 1, err: lost}
 	}
 	if err != nil {

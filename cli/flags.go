@@ -41,7 +41,7 @@ func (f *agentFlags) check() error {
 	}
 	if f.userAgent != "" {
 		if err := crawler.CheckUserAgent(f.userAgent, f.agent); err != nil {
-			return &exitError{code: 2, err: &flagError{flag: "user-agent", value: fmt.Sprintf("%q", f.userAgent), want: err.Error()}}
+			return &exitError{code: 2, err: &flagError{flag: "user-agent", want: err.Error()}}
 		}
 	}
 	return nil
@@ -173,7 +173,12 @@ type flagError struct {
 	want  string
 }
 
-func (e *flagError) Error() string { return fmt.Sprintf("--%s %s: %s", e.flag, e.value, e.want) }
+func (e *flagError) Error() string {
+	if e.value == "" { // the explanation quotes it
+		return fmt.Sprintf("--%s: %s", e.flag, e.want)
+	}
+	return fmt.Sprintf("--%s %s: %s", e.flag, e.value, e.want)
+}
 
 // atLeast refuses a duration below min (0: negative; 1ns: not positive).
 func atLeast(flag string, d, min time.Duration) error {

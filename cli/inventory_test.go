@@ -66,6 +66,7 @@ func (s *sitemapServer) requested() []string {
 }
 
 func TestInventoryUsageErrors(t *testing.T) {
+	t.Chdir(t.TempDir()) // the default skip log, skipped.jsonl, goes there
 	dir := t.TempDir()
 	tests := []struct {
 		name string
@@ -91,6 +92,7 @@ func TestInventoryUsageErrors(t *testing.T) {
 }
 
 func TestInventoryCSV(t *testing.T) {
+	t.Chdir(t.TempDir()) // the default skip log, skipped.jsonl, goes there
 	s := newSitemapServer(t, false)
 	out := filepath.Join(t.TempDir(), "inventory.csv")
 	code, stdout, stderr := runHeed(t, "inventory", "--agent", "HeedBot", "--delay", "1ms", "--progress", "never", "--out", out, s.URL+"/")
@@ -137,6 +139,7 @@ func TestInventoryCSV(t *testing.T) {
 }
 
 func TestInventoryJSONLinesRoundTrip(t *testing.T) {
+	t.Chdir(t.TempDir()) // the default skip log, skipped.jsonl, goes there
 	s := newSitemapServer(t, false)
 	skips := filepath.Join(t.TempDir(), "skipped.jsonl")
 	code, stdout, stderr := runHeed(t, "inventory", "--agent", "HeedBot", "--delay", "1ms", "--since", "2026-01-01",
@@ -175,6 +178,7 @@ func TestInventoryJSONLinesRoundTrip(t *testing.T) {
 }
 
 func TestInventoryIncompleteExitsOne(t *testing.T) {
+	t.Chdir(t.TempDir()) // the default skip log, skipped.jsonl, goes there
 	s := newSitemapServer(t, true)
 	code, _, stderr := runHeed(t, "inventory", "--agent", "HeedBot", "--delay", "1ms", "--progress", "never", "--format", "csv", s.URL+"/")
 	if code != 1 || !strings.Contains(stderr, "gone.xml: not read: sitemap") {
