@@ -28,7 +28,7 @@ func WithHTTPCache(cache *httpcache.Cache) Option { return func(c *config) { c.c
 // responses, as Scrapy's AutoThrottle does; the floor (WithDelay) and the
 // Crawl-delay stay lower bounds. See politeness.AutoThrottle for the
 // formula and the defaults of its zero fields. A crawl shared through
-// Redis (WithRedis) refuses it.
+// Redis refuses it (its pacer keeps no latency).
 func WithAutoThrottle(at politeness.AutoThrottle) Option {
 	return func(c *config) { c.autoThrottle = &at }
 }
@@ -53,12 +53,8 @@ type presetCookies struct {
 	cookies []*http.Cookie
 }
 
-// checkDevLoop validates the preset cookies' URLs and refuses
-// AutoThrottle for a crawl shared through Redis.
+// checkDevLoop validates the preset cookies' URLs.
 func (c *config) checkDevLoop() error {
-	if c.redis != nil && c.autoThrottle != nil {
-		return fmt.Errorf("crawler: WithAutoThrottle and WithRedis: the fleet's pacer does not throttle by latency")
-	}
 	for _, p := range c.cookies {
 		if _, err := parseHTTPURL(p.url); err != nil {
 			return fmt.Errorf("crawler: WithCookies: %w", err)

@@ -80,9 +80,9 @@ func (c *Crawler) Parse(ctx context.Context, callback string, resp *middleware.R
 	rec := &recorder{}
 	r := &run{c: c, cfg: &c.cfg, stats: newStats(c.cfg.now), record: rec}
 	if in.Status < 200 || in.Status >= 300 {
-		r.dispatchError(&in)
+		r.dispatchError(ctx, &in)
 	} else {
-		r.dispatch(&in)
+		r.dispatch(ctx, &in)
 	}
 	rec.res.CallbackErrors = r.stats.Snapshot().CallbackErrors
 	return &rec.res, nil

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -16,14 +17,14 @@ import (
 // whole chain again: scope, the robots.txt of the target's own authority,
 // pacing. Loops, over-long chains and bad targets end with a skip-log
 // record (middleware.RedirectHop decides).
-func (r *run) redirect(resp *middleware.Response) {
+func (r *run) redirect(ctx context.Context, resp *middleware.Response) {
 	next, rec := middleware.RedirectHop(resp.Request, resp.Header.Get("Location"), r.cfg.maxRedirect)
 	if rec != nil {
 		r.skip(rec)
 		return
 	}
 	keepRequest(next, resp.Request, resp.Status)
-	r.enqueue(next)
+	r.enqueue(ctx, next)
 }
 
 // keepRequest carries a request's own headers to its redirect, and its
@@ -50,7 +51,7 @@ func (r *run) strayVisit(parent *colly.Request, rawURL string) {
 	if parent != nil {
 		req.Depth = parent.Depth
 	}
-	r.enqueue(req)
+	r.enqueue(r.work, req)
 }
 
 // parseHTTPURL parses an absolute http or https URL.
