@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/skiplog"
 )
 
 // The browser tests drive headless Chromium (Debian's chromium package)
@@ -245,7 +247,19 @@ func browseJob(t *testing.T, b *browser) {
 	}
 	b.noErrors(t, "job")
 	b.screenshot(t, "job")
+	// The fleet page, from a fixed view (redisfleet's own test reads a
+	// real one).
+	fs := newServer(t, WithFleet(fixedFleet{&FleetView{CrawlID: "news", Pages: 1200, Bytes: 9 << 20, Queued: 340, Leased: 16, Reclaimed: 2,
+		Skipped:     map[skiplog.Reason]int64{skiplog.RobotsDisallow: 31, skiplog.Offsite: 12},
+		Authorities: []FleetAuthority{{Authority: "https://a.example", Pages: 700, Queued: 300, Skipped: 30}, {Authority: "https://b.example", Pages: 500, Queued: 40, Skipped: 13}}}}))
+	b.do(t, chromedp.Navigate(fs.URL+"/fleet"), chromedp.WaitVisible(chromedp.CSS("main table")))
+	b.noErrors(t, "fleet")
+	b.screenshot(t, "fleet")
 }
+
+type fixedFleet struct{ v *FleetView }
+
+func (f fixedFleet) Fleet(context.Context) (*FleetView, error) { return f.v, nil }
 
 // browseReport opens the inventory report from its file.
 func browseReport(t *testing.T, b *browser) {
@@ -263,4 +277,13 @@ func browseReport(t *testing.T, b *browser) {
 	}
 	b.noErrors(t, "report")
 	b.screenshot(t, "inventory-report")
+}
+
+func listenLoopback(tb testing.TB) net.Listener {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ln
 }

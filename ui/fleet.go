@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -49,7 +50,13 @@ type fleetPage struct {
 	SkipChart   template.HTML
 }
 
+// fleetTimeout bounds one read of a fleet: a Redis that is gone is an
+// error page, not a page that never loads.
+const fleetTimeout = 3 * time.Second
+
 func (s *Server) fleetData(ctx context.Context) (*fleetPage, error) {
+	ctx, cancel := context.WithTimeout(ctx, fleetTimeout)
+	defer cancel()
 	v, err := s.fleet.Fleet(ctx)
 	if err != nil {
 		return nil, err

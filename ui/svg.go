@@ -198,7 +198,7 @@ func timelineChart(auths []AuthorityView, now time.Time) template.HTML {
 			if j > 0 && iv > 0 && t.Sub(l.Starts[j-1]) < iv {
 				cls = "tick close" // never expected: a gap below the interval
 			}
-			fmt.Fprintf(&b, `<line class="%s" x1="%.1f" x2="%.1f" y1="%d" y2="%d"><title>%s</title></line>`, cls, x(t), x(t), y+2, y+laneH-8, t.Format("15:04:05.000"))
+			fmt.Fprintf(&b, `<line class="%s" x1="%.1f" x2="%.1f" y1="%d" y2="%d"/>`, cls, x(t), x(t), y+2, y+laneH-8)
 		}
 		fmt.Fprintf(&b, `<text x="%d" y="%d">min gap %s s · interval %s s</text></g>`, width-gapW, y+14, num(l.MinGap), num(l.Interval))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,13 +38,21 @@ func TestFleetbenchSmoke(t *testing.T) {
 			cells := strings.Split(line, "|")
 			// dup fetches, missing, robots≠1, gap violations: all 0;
 			// the skip log exact.
-			for _, i := range []int{8, 9, 10, 11} {
+			for _, i := range []int{10, 11, 12, 13} {
 				if strings.TrimSpace(cells[i]) != "0" {
 					t.Errorf("column %d is %q in %s", i, cells[i], line)
 				}
 			}
-			if !strings.Contains(cells[13], "exact") {
+			if !strings.Contains(cells[15], "exact") {
 				t.Errorf("skip log not exact: %s", line)
+			}
+			// Redis round trips and commands per page: none for the crawl
+			// alone, some through Redis, never fewer commands than trips.
+			trips, err1 := strconv.ParseFloat(strings.TrimSpace(cells[8]), 64)
+			cmds, err2 := strconv.ParseFloat(strings.TrimSpace(cells[9]), 64)
+			alone := strings.HasPrefix(line, "| 1 alone")
+			if err1 != nil || err2 != nil || alone != (trips == 0) || alone != (cmds == 0) || cmds < trips {
+				t.Errorf("round trips %v, commands %v per page in %s", trips, cmds, line)
 			}
 		}
 	}

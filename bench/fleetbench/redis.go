@@ -23,6 +23,9 @@ type redisServer struct {
 	addr string
 	cmd  *exec.Cmd
 	rdb  *redis.Client
+	// proxy is where the heed processes connect: it counts their
+	// commands and round trips (the harness's own INFO calls bypass it).
+	proxy *countingProxy
 }
 
 // findRedis returns bin, or where redistest finds a redis-server: the
@@ -73,6 +76,10 @@ func startRedis(bin, dir string) (*redisServer, error) {
 		err := s.rdb.Ping(ctx).Err()
 		cancel()
 		if err == nil {
+			if s.proxy, err = startProxy(s.addr); err != nil {
+				s.stop()
+				return nil, err
+			}
 			return s, nil
 		}
 		if time.Now().After(deadline) {
@@ -83,8 +90,8 @@ func startRedis(bin, dir string) (*redisServer, error) {
 	}
 }
 
-// url is the address heed crawl --redis takes.
-func (s *redisServer) url() string { return "redis://" + s.addr + "/0" }
+// url is the address heed crawl --redis takes: the counting proxy's.
+func (s *redisServer) url() string { return "redis://" + s.proxy.addr() + "/0" }
 
 // cpuSeconds is the server's CPU time so far (user + system), from INFO.
 func (s *redisServer) cpuSeconds(ctx context.Context) float64 {
@@ -104,6 +111,9 @@ func (s *redisServer) cpuSeconds(ctx context.Context) float64 {
 }
 
 func (s *redisServer) stop() {
+	if s.proxy != nil {
+		s.proxy.close()
+	}
 	if s.rdb != nil {
 		s.rdb.Close()
 	}

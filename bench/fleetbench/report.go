@@ -19,6 +19,10 @@ type summary struct {
 	CPUSeconds      float64 `json:"cpu_seconds_median"`
 	RedisCPUSeconds float64 `json:"redis_cpu_seconds_median"`
 	UniquePages     float64 `json:"unique_pages_median"`
+	// TripsPerPage and CommandsPerPage are Redis round trips and commands
+	// per unique page (medians); 0 for the crawl alone.
+	TripsPerPage    float64 `json:"redis_round_trips_per_page_median"`
+	CommandsPerPage float64 `json:"redis_commands_per_page_median"`
 	benchkit.Worst
 	SkipChecksFailed int `json:"skip_checks_failed"`
 	MaxSkipDups      int `json:"skip_duplicates_max"`
@@ -28,7 +32,7 @@ func summarise(cfg config, runs []runResult) []summary {
 	var out []summary
 	for _, n := range cfg.Procs {
 		s := summary{Procs: n}
-		var wall, pps, cpu, rcpu, pages []float64
+		var wall, pps, cpu, rcpu, pages, trips, cmds []float64
 		for _, r := range runs {
 			if r.Procs != n {
 				continue
@@ -39,6 +43,10 @@ func summarise(cfg config, runs []runResult) []summary {
 			cpu = append(cpu, r.CPUSeconds)
 			rcpu = append(rcpu, r.RedisCPUSeconds)
 			pages = append(pages, float64(r.Hits.UniquePages))
+			if r.Hits.UniquePages > 0 {
+				trips = append(trips, float64(r.RedisRoundTrips)/float64(r.Hits.UniquePages))
+				cmds = append(cmds, float64(r.RedisCommands)/float64(r.Hits.UniquePages))
+			}
 			s.Worst.Add(r.Hits)
 			s.MaxSkipDups = max(s.MaxSkipDups, r.SkipDuplicates)
 			if r.SkipCheck != "ok" {
@@ -47,6 +55,9 @@ func summarise(cfg config, runs []runResult) []summary {
 		}
 		s.WallSeconds, s.PagesPerSec, s.CPUSeconds = benchkit.Median(wall), benchkit.Median(pps), benchkit.Median(cpu)
 		s.RedisCPUSeconds, s.UniquePages = benchkit.Median(rcpu), benchkit.Median(pages)
+		if len(trips) > 0 {
+			s.TripsPerPage, s.CommandsPerPage = benchkit.Median(trips), benchkit.Median(cmds)
+		}
 		out = append(out, s)
 	}
 	base := math.NaN()
@@ -64,7 +75,7 @@ func summarise(cfg config, runs []runResult) []summary {
 func writeReport(w io.Writer, cfg config, sums []summary) {
 	fmt.Fprintf(w, "medians of %d interleaved runs; worst run for the counts that must hold\n\n", cfg.Runs)
 	benchkit.TableHeader(w, "", "processes", "pages", "wall s", "pages/s", "× 1 process", "heed CPU s", "redis CPU s",
-		"dup fetches", "missing", "robots≠1", "gap violations", "min gap s", "skip log")
+		"redis round trips / page", "redis commands / page", "dup fetches", "missing", "robots≠1", "gap violations", "min gap s", "skip log")
 	for _, s := range sums {
 		skip := "exact"
 		if s.SkipChecksFailed > 0 {
@@ -73,8 +84,9 @@ func writeReport(w io.Writer, cfg config, sums []summary) {
 		if s.MaxSkipDups > 0 {
 			skip += fmt.Sprintf(", ≤%d dups merged", s.MaxSkipDups)
 		}
-		fmt.Fprintf(w, "| %s | %.0f | %.2f | %.1f | %.2f | %.2f | %.2f | %d | %d | %d | %d | %.3f | %s |\n",
+		fmt.Fprintf(w, "| %s | %.0f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %d | %d | %.3f | %s |\n",
 			procLabel(s.Procs), s.UniquePages, s.WallSeconds, s.PagesPerSec, s.Speedup, s.CPUSeconds, s.RedisCPUSeconds,
+			s.TripsPerPage, s.CommandsPerPage,
 			s.MaxDuplicates, s.MaxMissing+s.MaxUnexpected, s.MaxRobotsNotOne, s.MaxGapViolations, s.MinGapSeconds, skip)
 	}
 }

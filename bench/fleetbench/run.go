@@ -28,7 +28,14 @@ type runResult struct {
 	// RedisCPUSeconds is the server's during the run.
 	CPUSeconds      float64 `json:"cpu_seconds"`
 	RedisCPUSeconds float64 `json:"redis_cpu_seconds"`
-	Hits            benchkit.HitStats
+	// RedisCommands and RedisRoundTrips are what the processes asked of
+	// Redis during the run (see countingProxy): a script call is one
+	// command; a pipeline is one round trip.
+	RedisCommands   int64 `json:"redis_commands"`
+	RedisRoundTrips int64 `json:"redis_round_trips"`
+	// RedisByCommand counts the commands by name (EVALSHA by script).
+	RedisByCommand map[string]int64 `json:"redis_by_command,omitempty"`
+	Hits           benchkit.HitStats
 	// SkipCheck is "ok" when the merged skip logs hold exactly the URLs
 	// the oracle expects skipped, with their reasons; otherwise it says
 	// what differs. SkipDuplicates counts records dropped by the merge.
@@ -68,6 +75,8 @@ func runOnce(ctx context.Context, cfg config, srv *redisServer, n, round int, di
 	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	redisBefore := srv.cpuSeconds(rctx)
+	cmdsBefore, tripsBefore := srv.proxy.counts()
+	namesBefore := srv.proxy.byCommand()
 	var logs []string
 	var cmds []*exec.Cmd
 	start := time.Now()
@@ -99,6 +108,16 @@ func runOnce(ctx context.Context, cfg config, srv *redisServer, n, round int, di
 	wg.Wait()
 	res.WallSeconds = time.Since(start).Seconds()
 	res.RedisCPUSeconds = srv.cpuSeconds(ctx) - redisBefore
+	cmdsAfter, tripsAfter := srv.proxy.counts()
+	res.RedisCommands, res.RedisRoundTrips = cmdsAfter-cmdsBefore, tripsAfter-tripsBefore
+	for name, n := range srv.proxy.byCommand() {
+		if d := n - namesBefore[name]; d > 0 {
+			if res.RedisByCommand == nil {
+				res.RedisByCommand = map[string]int64{}
+			}
+			res.RedisByCommand[name] = d
+		}
+	}
 	for i, cmd := range cmds {
 		if errs[i] != nil {
 			out, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("out-%d.txt", i)))

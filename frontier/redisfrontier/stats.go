@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -33,7 +34,21 @@ type Counts struct {
 
 // Counts reads the crawl's counts in one transaction.
 func (f *Frontier) Counts(ctx context.Context) (Counts, error) {
-	F := f.keys[0]
+	return readCounts(ctx, f.s, f.keys[0])
+}
+
+// ReadCounts reads the counts of the crawl kept in s without joining it:
+// it changes nothing in Redis and starts nothing, so a status page or a
+// tool can show a running, paused or finished fleet. A crawl that has
+// queued nothing yet has zero counts.
+func ReadCounts(ctx context.Context, s *redisstore.Store) (Counts, error) {
+	if s == nil {
+		return Counts{}, errors.New("redisfrontier: nil store")
+	}
+	return readCounts(ctx, s, s.Key("f:"))
+}
+
+func readCounts(ctx context.Context, s *redisstore.Store, F string) (Counts, error) {
 	var (
 		n       *redis.SliceCmd
 		leased  *redis.IntCmd
@@ -43,8 +58,8 @@ func (f *Frontier) Counts(ctx context.Context) (Counts, error) {
 		waiting *redis.IntCmd
 		admit   *redis.IntCmd
 	)
-	err := f.s.Do(ctx, "stats", func(ctx context.Context) error {
-		_, err := f.s.Client().TxPipelined(ctx, func(p redis.Pipeliner) error {
+	err := s.Do(ctx, "stats", func(ctx context.Context) error {
+		_, err := s.Client().TxPipelined(ctx, func(p redis.Pipeliner) error {
 			n = p.HMGet(ctx, F+"n", "queued", "dups", "rejects", "reclaimed")
 			leased = p.ZCard(ctx, F+"leases")
 			seen = p.SCard(ctx, F+"seen")

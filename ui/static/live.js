@@ -16,6 +16,7 @@
     return td;
   }
   function fixed(x) { return (x || 0).toFixed(2) + " s"; }
+  var last = {};
   function apply(v) {
     var state = v.running ? "running" : (v.finished ? "finished" : "not started");
     var set = { state: state, time: fmtTime(v.time), pages: v.pages, rate: v.rate.toFixed(1), queued: v.queued,
@@ -27,10 +28,14 @@
     });
     var dot = document.querySelector(".live-dot");
     if (dot) dot.classList.toggle("off", !v.running);
+    // Redraw only what changed: the crawl's machine may be this one.
     [["chart-rate", v.charts.rate], ["chart-skips", v.charts.skips], ["chart-timeline", v.charts.timeline]].forEach(function (c) {
       var el = document.getElementById(c[0]);
-      if (el) el.innerHTML = c[1];
+      if (el && last[c[0]] !== c[1]) { el.innerHTML = c[1]; last[c[0]] = c[1]; }
     });
+    var rowsKey = JSON.stringify(v.authorities);
+    if (last.rows === rowsKey) return;
+    last.rows = rowsKey;
     var tbody = document.querySelector("#authorities tbody");
     if (!tbody) return;
     var rows = document.createDocumentFragment();
