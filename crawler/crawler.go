@@ -98,6 +98,9 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if err := c.cfg.checkRedis(); err != nil {
 		return nil, err
 	}
+	if err := c.cfg.checkSignals(); err != nil {
+		return nil, err
+	}
 	c.stats = newStats(c.cfg.now)
 	return c, nil
 }
@@ -240,6 +243,7 @@ type run struct {
 	// (redis.go).
 	fleet   *fleet
 	follows follows
+	held    heldLinks // links not followed for nofollow (pagesignals.go)
 
 	wg sync.WaitGroup
 }
@@ -303,7 +307,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		r.front, err = r.fleet.openFrontier(
 			frontier.WithLeasesPerAuthority(cfg.perHost),
 			frontier.WithOrder(cfg.order),
-			frontier.WithAdmit(r.admitFleet),
+			frontier.WithAdmit(r.admitting(r.admitFleet)),
 		)
 		if err != nil {
 			return r, err
@@ -313,7 +317,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 			frontier.WithGate(r.pacer),
 			frontier.WithLeasesPerAuthority(cfg.perHost),
 			frontier.WithOrder(cfg.order),
-			frontier.WithAdmit(r.admitDurably),
+			frontier.WithAdmit(r.admitting(r.admitDurably)),
 		)
 		if err != nil {
 			return r, err
@@ -325,7 +329,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 			frontier.WithGate(r.pacer),
 			frontier.WithLeasesPerAuthority(cfg.perHost),
 			frontier.WithOrder(cfg.order),
-			frontier.WithAdmit(r.scope.Check),
+			frontier.WithAdmit(r.admitting(r.scope.Check)),
 		)
 	}
 	r.down = newDownloader(cfg.userAgent, cfg.timeout, cfg.maxBody, cfg.transport)
@@ -435,6 +439,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 		go r.worker(ctx, work)
 	}
 	r.wg.Wait()
+	r.flushHeld()
 	// No robots.txt fetch may outlive the workers: what it would tell
 	// (stats, the state, sitemap discovery) is closed below.
 	r.robots.Close()

@@ -31,6 +31,8 @@ func (r *run) dispatch(mr *middleware.Response) {
 	if resp == nil {
 		return
 	}
+	mt := mediaType(mr)
+	r.readSignals(resp, mt == "text/html" || mt == "application/xhtml+xml")
 
 	h.mu.RLock()
 	onResp := append([]func(*Response){}, h.response...)
@@ -41,7 +43,7 @@ func (r *run) dispatch(mr *middleware.Response) {
 	for _, fn := range onResp {
 		r.safely(req.URL, "OnResponse", func() { fn(resp) })
 	}
-	switch mediaType(mr) {
+	switch mt {
 	case "text/html", "application/xhtml+xml":
 		if len(onHTML) == 0 && len(onXML) == 0 {
 			return

@@ -16,6 +16,10 @@ type Page struct {
 	Bytes     int       `json:"bytes"`
 	Links     int       `json:"links"`
 	FetchedAt time.Time `json:"fetched_at"`
+	// Robots and Usage are what the site said about the page: its page
+	// directives and its AI usage preferences (see PageSignals).
+	Robots []string          `json:"robots,omitempty"`
+	Usage  map[string]string `json:"usage,omitempty"`
 }
 
 // FollowLinks makes the default handler follow every link matched by the
@@ -55,7 +59,10 @@ func (c *Crawler) EmitPages() {
 			return
 		}
 		doc := r.Doc()
+		sig := r.Signals()
 		r.Emit(Page{
+			Robots:    sig.Robots,
+			Usage:     sig.Usage,
 			URL:       r.Request.URL,
 			Status:    r.StatusCode,
 			Title:     strings.TrimSpace(doc.Find("title").First().Text()),

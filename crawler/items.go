@@ -144,6 +144,15 @@ func newItemSink(c *Crawler, cfg *config) *itemSink {
 
 // emit takes one item through the pipelines, then to every exporter.
 func (r *run) emit(resp *Response, item any) {
+	if sc, ok := item.(SignalCarrier); ok {
+		sc.SetPageSignals(resp.Signals())
+	}
+	if rec := r.withheld(resp); rec != nil {
+		resp.loggedOnce.Do(func() { r.skip(rec) })
+		r.stats.itemDropped(string(rec.Reason))
+		r.c.hooks.dropped(item, rec)
+		return
+	}
 	s := r.items
 	ctx := context.WithValue(context.Background(), sourceKey{}, resp)
 	for i, p := range s.pipelines {

@@ -55,6 +55,12 @@ type config struct {
 	logger    *slog.Logger
 	now       func() time.Time
 	startLog  int // see live.go
+
+	// Page directives and usage preferences (pagesignals.go).
+	ignoreNofollow bool
+	relNofollow    bool
+	respect        []string
+	purposes       []string
 }
 
 // Option sets an optional crawler setting.

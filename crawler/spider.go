@@ -14,7 +14,10 @@ import (
 	"github.com/antchfx/xmlquery"
 	"github.com/gocolly/colly/v2"
 
+	"github.com/heedcrawl/heed/aipref"
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/pagerobots"
+	"github.com/heedcrawl/heed/skiplog"
 )
 
 // Spider is a crawl written as a Go type, as in Scrapy: a name, where to
@@ -178,10 +181,21 @@ type Response struct {
 	// against colly.
 	Colly *colly.Response
 
-	crawl *run
-	doc   *goquery.Document
-	base  *url.URL
-	xdoc  *xmlquery.Node
+	// Directives are the page directives the response gave heed's token
+	// (X-Robots-Tag, and meta robots for HTML), with their evidence.
+	Directives pagerobots.Directives
+	// Usage is the AI usage preference of every category of the
+	// vocabulary (aipref.Categories), from robots.txt Content-Usage rules
+	// and the Content-Usage header, with the statement that decided.
+	Usage []aipref.Decision
+
+	crawl        *run
+	withheldOnce sync.Once
+	withheld     *skiplog.Record
+	loggedOnce   sync.Once
+	doc          *goquery.Document
+	base         *url.URL
+	xdoc         *xmlquery.Node
 }
 
 // Meta returns the value the request carried under key.
@@ -237,6 +251,13 @@ func (r *Response) AbsoluteURL(link string) string {
 // counted; everything else is either queued, counted as a duplicate, or
 // written to the skip log.
 func (r *Response) Follow(link string, opts ...RequestOption) {
+	r.follow(link, "", opts)
+}
+
+// follow is Follow for a link whose element has the rel attribute rel.
+// A page that says nofollow (or, when the crawl honours it, a link marked
+// rel="nofollow") holds the link back (pagesignals.go).
+func (r *Response) follow(link, rel string, opts []RequestOption) {
 	abs := r.AbsoluteURL(link)
 	if abs == "" {
 		r.crawl.stats.ignoredLink()
@@ -250,6 +271,9 @@ func (r *Response) Follow(link string, opts ...RequestOption) {
 	}
 	for _, o := range opts {
 		o(req)
+	}
+	if r.crawl.nofollowed(r, req, rel) {
+		return
 	}
 	r.crawl.follow(r.Request, req)
 }
@@ -292,7 +316,11 @@ type HTMLElement struct {
 }
 
 // Follow queues a link, resolved against the page, like Response.Follow.
-func (e *HTMLElement) Follow(link string, opts ...RequestOption) { e.Response.Follow(link, opts...) }
+// A link followed from its own <a rel="nofollow"> element is held back
+// when the crawl honours rel="nofollow" (WithRelNofollow).
+func (e *HTMLElement) Follow(link string, opts ...RequestOption) {
+	e.Response.follow(link, relOf(e, link), opts)
+}
 
 // Emit sends an item to the crawl's pipelines, like Response.Emit.
 func (e *HTMLElement) Emit(item any) { e.Response.Emit(item) }

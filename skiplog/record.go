@@ -74,6 +74,23 @@ const (
 	// Interrupted: the crawl stopped (signal or cancelled context) while
 	// the URL was still queued.
 	Interrupted Reason = "interrupted"
+	// Nofollow: the URL was found only on pages that say nofollow (a meta
+	// robots element or an X-Robots-Tag header), so it was not followed.
+	// Directive says where it was said.
+	Nofollow Reason = "nofollow"
+	// RelNofollow: the URL was found only in links marked rel="nofollow",
+	// and the crawl was asked to honour that hint. Directive names the
+	// page.
+	RelNofollow Reason = "rel-nofollow"
+	// UsagePreference: the page was fetched, but the site's AI usage
+	// preference (a robots.txt Content-Usage rule or a Content-Usage
+	// header) says n for a purpose the crawl declared, so none of its
+	// items was exported. Usage says which statement decided.
+	UsagePreference Reason = "usage-preference"
+	// PageDirective: the page was fetched, but it says a directive the
+	// crawl was asked to respect (noindex, noarchive, ...), so none of its
+	// items was exported. Directive says where it was said.
+	PageDirective Reason = "page-directive"
 )
 
 // Reasons lists every Reason in documentation order.
@@ -81,7 +98,7 @@ var Reasons = []Reason{
 	RobotsDisallow, RobotsUnreachable, CrawlDelayTooLong, Offsite, Depth,
 	Filter, MaxPages, RedirectBlocked, RedirectLimit, RedirectLoop,
 	InvalidURL, FetchError, HostUnreachable, SitemapFilter, SitemapScope, SitemapLimit,
-	Interrupted,
+	Interrupted, Nofollow, RelNofollow, UsagePreference, PageDirective,
 }
 
 // Record is one excluded URL. It implements error so that a stage can
@@ -102,6 +119,42 @@ type Record struct {
 	Referrer string `json:"referrer,omitempty"`
 	// Robots is the robots.txt evidence for robots exclusions.
 	Robots *Robots `json:"robots,omitempty"`
+	// Directive is the page-level evidence of nofollow, rel-nofollow and
+	// page-directive records.
+	Directive *Directive `json:"directive,omitempty"`
+	// Usage is the evidence of usage-preference records.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Directive is where a page said what excluded a URL or its items.
+type Directive struct {
+	// Page is the URL of the page that said it.
+	Page string `json:"page"`
+	// Source is "meta", "header" or, for rel-nofollow, "link".
+	Source string `json:"source"`
+	// Directive is the directive that applied, as named ("nofollow",
+	// "none", "noindex").
+	Directive string `json:"directive"`
+	// Statement is the meta element, the header line or the link, as
+	// written.
+	Statement string `json:"statement"`
+	// Line is the line of the meta element in the page; 0 for a header.
+	Line int `json:"line,omitempty"`
+}
+
+// Usage is which statement of AI usage preference withheld a page's
+// items.
+type Usage struct {
+	// Purpose is the declared purpose ("train-ai") the site said n to.
+	Purpose string `json:"purpose"`
+	// Source is "robots.txt" or "header".
+	Source string `json:"source"`
+	// URL is the robots.txt URL for a robots.txt rule.
+	URL string `json:"url,omitempty"`
+	// Line is the robots.txt line of the rule; 0 for a header.
+	Line int `json:"line,omitempty"`
+	// Rule is the robots.txt rule as written, or the header as received.
+	Rule string `json:"rule"`
 }
 
 // Robots is the robots.txt evidence of a record: which file decided, when
@@ -131,6 +184,16 @@ func (r *Record) Error() string {
 	msg := fmt.Sprintf("%s: %s", r.Reason, r.URL)
 	if r.Robots != nil && r.Robots.Line > 0 {
 		msg += fmt.Sprintf(" (%s line %d: %q)", r.Robots.URL, r.Robots.Line, r.Robots.Rule)
+	}
+	if d := r.Directive; d != nil {
+		msg += fmt.Sprintf(" (%q in %s of %s)", d.Directive, d.Source, d.Page)
+	}
+	if u := r.Usage; u != nil {
+		if u.Line > 0 {
+			msg += fmt.Sprintf(" (%s=n: %s line %d: %q)", u.Purpose, u.URL, u.Line, u.Rule)
+		} else {
+			msg += fmt.Sprintf(" (%s=n: %s %q)", u.Purpose, u.Source, u.Rule)
+		}
 	}
 	if r.Detail != "" {
 		msg += ": " + r.Detail
