@@ -237,6 +237,8 @@ type run struct {
 	items  *itemSink
 	maps   *sitemapReader
 	budget *middleware.Budget
+	// parses bounds the HTML trees in use at once (parse_limits.go).
+	parses *parseBudget
 	// state is the crawl's state, nil unless it is resumable (state.go).
 	state *runState
 	// fleet is the crawl shared through Redis, nil unless WithRedis
@@ -269,7 +271,7 @@ func (c *Crawler) newRun(seeds []string) (*run, error) {
 // wire builds a run's parts; st is its state, or nil.
 func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 	cfg := &c.cfg
-	r := &run{c: c, cfg: cfg, stats: c.stats, state: st}
+	r := &run{c: c, cfg: cfg, stats: c.stats, state: st, parses: newParseBudget(2 * cfg.maxElements)}
 	r.skips = skiplog.NewWriter(cfg.skipOut, skiplog.WithClock(cfg.now))
 	if cfg.redis != nil {
 		fl, err := openFleet(cfg)

@@ -31,6 +31,7 @@ func (r *run) dispatch(mr *middleware.Response) {
 	if resp == nil {
 		return
 	}
+	defer resp.releaseTree()
 	mt := mediaType(mr)
 	r.readSignals(resp, mt == "text/html" || mt == "application/xhtml+xml")
 

@@ -42,6 +42,9 @@ type config struct {
 	// hostGiveUp is how many requests in a row without an answer give an
 	// authority up.
 	hostGiveUp int
+	// maxElements and maxLinks bound what one page costs (parse_limits.go).
+	maxElements int
+	maxLinks    int
 
 	sitemaps sitemapConfig // see sitemap_options.go
 
@@ -193,6 +196,12 @@ func (c *config) defaults() {
 	}
 	if c.perHost <= 0 {
 		c.perHost = 1
+	}
+	if c.maxElements <= 0 {
+		c.maxElements = DefaultMaxPageElements
+	}
+	if c.maxLinks <= 0 {
+		c.maxLinks = DefaultMaxLinksPerPage
 	}
 	switch {
 	case c.hostGiveUp == 0:

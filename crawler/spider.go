@@ -196,6 +196,17 @@ type Response struct {
 	doc          *goquery.Document
 	base         *url.URL
 	xdoc         *xmlquery.Node
+	// release gives back the parse budget the tree took; the dispatch
+	// calls it when the callbacks are done.
+	release func()
+}
+
+// releaseTree gives back what the response's tree took of the parse
+// budget.
+func (r *Response) releaseTree() {
+	if r.release != nil {
+		r.release()
+	}
 }
 
 // Meta returns the value the request carried under key.
@@ -204,7 +215,19 @@ func (r *Response) Meta(key string) string { return r.Request.Meta[key] }
 // Doc returns the parsed HTML document (parsed once per response).
 func (r *Response) Doc() *goquery.Document {
 	if r.doc == nil {
-		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(r.Body))
+		body := r.Body
+		if r.crawl != nil {
+			var whole bool
+			var elements int
+			body, whole, elements = htmlToParse(body, r.crawl.cfg.maxElements)
+			r.release = r.crawl.parses.acquire(elements)
+			if !whole {
+				r.crawl.stats.pageCut()
+				r.crawl.cfg.logger.Warn("page parsed in part: over the element limit", "url", r.Request.URL,
+					"elements", r.crawl.cfg.maxElements, "bytes_parsed", len(body), "bytes", len(r.Body))
+			}
+		}
+		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
 		if err != nil {
 			doc = goquery.NewDocumentFromNode(nil)
 		}

@@ -280,16 +280,28 @@ func (s *runState) info(snap Snapshot) *StateInfo {
 // them on disk before the page is done.
 type follows struct {
 	mu   sync.Mutex
-	open map[*frontier.Request][]*frontier.Request
+	open map[*frontier.Request]*pageLinks
+}
+
+// pageLinks are the links of one page waiting to be pushed, and the count
+// of those dropped over the page's link limit.
+type pageLinks struct {
+	reqs    []*frontier.Request
+	dropped int64
 }
 
 // follow queues a link found on parent's page: into parent's buffer while
-// its callbacks run, at once otherwise (a callback that kept a Response).
+// its callbacks run (at most the link limit; the rest are counted), at
+// once otherwise (a callback that kept a Response).
 func (r *run) follow(parent, req *frontier.Request) {
 	f := &r.follows
 	f.mu.Lock()
 	if buf, ok := f.open[parent]; ok {
-		f.open[parent] = append(buf, req)
+		if len(buf.reqs) >= r.cfg.maxLinks {
+			buf.dropped++
+		} else {
+			buf.reqs = append(buf.reqs, req)
+		}
 		f.mu.Unlock()
 		return
 	}
@@ -302,9 +314,9 @@ func (r *run) collectFollows(parent *frontier.Request) {
 	f := &r.follows
 	f.mu.Lock()
 	if f.open == nil {
-		f.open = make(map[*frontier.Request][]*frontier.Request)
+		f.open = make(map[*frontier.Request]*pageLinks)
 	}
-	f.open[parent] = nil
+	f.open[parent] = &pageLinks{}
 	f.mu.Unlock()
 }
 
@@ -315,7 +327,15 @@ func (r *run) flushFollows(parent *frontier.Request) {
 	buf := f.open[parent]
 	delete(f.open, parent)
 	f.mu.Unlock()
-	r.enqueueAll(buf)
+	if buf == nil {
+		return
+	}
+	if buf.dropped > 0 {
+		r.stats.linksCapped(buf.dropped)
+		r.cfg.logger.Warn("links over the page's limit not followed", "url", parent.URL,
+			"followed", len(buf.reqs), "not_followed", buf.dropped, "limit", r.cfg.maxLinks)
+	}
+	r.enqueueAll(buf.reqs)
 }
 
 // batchPusher is a frontier that pushes many requests at once

@@ -53,6 +53,13 @@ type Snapshot struct {
 	Duplicates int64 `json:"duplicates"`
 	// IgnoredLinks counts links that are not http(s) (mailto:, javascript:).
 	IgnoredLinks int64 `json:"ignored_links"`
+	// LinksCapped counts links not followed because their page had
+	// already given the most links one page may (WithMaxLinksPerPage);
+	// PagesCapped counts those pages, and PagesCut the pages whose HTML
+	// was parsed only up to the element limit (WithMaxPageElements).
+	LinksCapped int64 `json:"links_capped,omitempty"`
+	PagesCapped int64 `json:"pages_capped,omitempty"`
+	PagesCut    int64 `json:"pages_cut,omitempty"`
 	// Skipped counts skip-log records by reason.
 	Skipped map[skiplog.Reason]int64 `json:"skipped"`
 	// Deferred counts requests put back in the frontier, by cause.
@@ -210,9 +217,15 @@ func (st *Stats) add(f func(s *Snapshot)) {
 	st.mu.Unlock()
 }
 
-func (st *Stats) queued()        { st.add(func(s *Snapshot) { s.Queued++ }) }
-func (st *Stats) duplicate()     { st.add(func(s *Snapshot) { s.Duplicates++ }) }
-func (st *Stats) ignoredLink()   { st.add(func(s *Snapshot) { s.IgnoredLinks++ }) }
+func (st *Stats) queued()      { st.add(func(s *Snapshot) { s.Queued++ }) }
+func (st *Stats) duplicate()   { st.add(func(s *Snapshot) { s.Duplicates++ }) }
+func (st *Stats) ignoredLink() { st.add(func(s *Snapshot) { s.IgnoredLinks++ }) }
+func (st *Stats) pageCut()     { st.add(func(s *Snapshot) { s.PagesCut++ }) }
+
+// linksCapped counts n links of one page not followed.
+func (st *Stats) linksCapped(n int64) {
+	st.add(func(s *Snapshot) { s.LinksCapped += n; s.PagesCapped++ })
+}
 func (st *Stats) callbackError() { st.add(func(s *Snapshot) { s.CallbackErrors++ }) }
 func (st *Stats) item()          { st.add(func(s *Snapshot) { s.Items++ }) }
 func (st *Stats) itemError()     { st.add(func(s *Snapshot) { s.ItemErrors++ }) }
@@ -325,6 +338,10 @@ func (s Snapshot) Format(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "discovered: %d queued, %d duplicates, %d non-http links ignored\n", s.Queued, s.Duplicates, s.IgnoredLinks)
+	if s.PagesCut > 0 || s.LinksCapped > 0 {
+		fmt.Fprintf(w, "page limits: %d pages parsed in part (element limit), %d links not followed on %d pages (link limit)\n",
+			s.PagesCut, s.LinksCapped, s.PagesCapped)
+	}
 	hosts := map[string]int{}
 	for _, as := range s.Authorities {
 		if as.Robots != "" {
