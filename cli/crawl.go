@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/fleet"
+	"github.com/heedcrawl/heed/jobstate"
 )
 
 const crawlLong = `Crawl from the given URLs (default: the spider's start URLs), following
@@ -168,12 +170,12 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 		// The state is locked before the feed is touched: a second crawl
 		// on the same state must not repair the feed the first is
 		// writing.
-		st, err := crawler.OpenDirState(f.state)
+		st, err := jobstate.Open(f.state)
 		if err != nil {
 			return &exitError{code: 1, err: err}
 		}
 		defer st.Close() // Run closes it; this covers the early returns
-		opts = append(opts, crawler.WithStateStore(st))
+		opts = append(opts, crawler.WithBackend(jobstate.New(st)))
 	} else if f.skiplog != "" {
 		opts = append(opts, crawler.WithSkipLog(&skipFile))
 	}
@@ -223,7 +225,7 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	if err != nil {
 		return err
 	}
-	if sum.Interrupted && (sum.State == nil || !sum.State.Job.Complete) {
+	if sum.Interrupted && (jobstate.InfoOf(sum) == nil || !jobstate.InfoOf(sum).Job.Complete) {
 		return &exitError{code: 130}
 	}
 	return nil
@@ -278,9 +280,9 @@ func (f *crawlFlags) checkOutputs() error {
 // printSummary says how the crawl ended, then its counts and files.
 func (f *crawlFlags) printSummary(w io.Writer, sum crawler.Summary) {
 	switch {
-	case sum.State != nil:
+	case jobstate.InfoOf(sum) != nil:
 		stateOutcome(w, f.state, sum)
-	case sum.Fleet != nil && sum.Interrupted:
+	case fleet.SummaryOf(sum) != nil && sum.Interrupted:
 		fmt.Fprintln(w, "process stopped: its requests in flight finished; the URLs still queued stay queued for the other processes")
 	case sum.Interrupted:
 		fmt.Fprintln(w, "crawl interrupted: URLs still queued are in the skip log as interrupted")
@@ -288,8 +290,8 @@ func (f *crawlFlags) printSummary(w io.Writer, sum crawler.Summary) {
 	sum.Stats.Format(w)
 	sum.Skipped.Format(w)
 	sum.Sitemaps.Format(w)
-	if sum.Fleet != nil {
-		sum.Fleet.Format(w)
+	if fleet.SummaryOf(sum) != nil {
+		fleet.SummaryOf(sum).Format(w)
 	}
 	if p := f.skipLogPath(); p != "" {
 		fmt.Fprintf(w, "skip log: %s\n", p)
@@ -319,7 +321,7 @@ func (f *crawlFlags) lost(sum crawler.Summary, feed *guardedFeed) error {
 // stateOutcome says how a crawl with --state ended: complete, or paused
 // and how to resume it.
 func stateOutcome(w io.Writer, dir string, sum crawler.Summary) {
-	st := sum.State
+	st := jobstate.InfoOf(sum)
 	switch {
 	case st.Job.Complete && st.WasComplete && st.Fetched == 0:
 		fmt.Fprintf(w, "crawl already complete: nothing left to do (state %s, %d runs)\n", dir, st.Job.Runs)

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/fleet"
 )
 
 // fleetFlags are the settings of a crawl shared by several heed processes
@@ -30,7 +31,7 @@ func (ff *fleetFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&ff.url, "redis", "", "share the crawl with other heed processes, on this machine or others, through this Redis database, e.g. redis://127.0.0.1:6379/0")
 	fl.StringVar(&ff.crawlID, "crawl-id", "", "with --redis: the shared crawl's name (default: made from --agent and the seeds, so processes started with the same command join one crawl)")
-	fl.DurationVar(&ff.lease, "lease-timeout", crawler.DefaultRedisLeaseTimeout, "with --redis: how long the requests of a process that died stay out before another process takes them")
+	fl.DurationVar(&ff.lease, "lease-timeout", fleet.DefaultLeaseTimeout, "with --redis: how long the requests of a process that died stay out before another process takes them")
 }
 
 // defaultCrawlID names a shared crawl after its agent and seeds.
@@ -95,12 +96,17 @@ func (f *crawlFlags) setupFleet(seeds []string, opts *[]crawler.Option, stderr i
 	rdb := redis.NewClient(opt)
 	// A Redis outage, what the process does meanwhile and when Redis is
 	// back are worth saying even without --verbose; so are warnings.
-	ropts := []crawler.RedisOption{crawler.WithRedisLeaseTimeout(ff.lease)}
+	ropts := []fleet.Option{fleet.WithLeaseTimeout(ff.lease)}
 	if !f.verbose {
-		ropts = append(ropts, crawler.WithRedisLogger(slog.New(slog.NewTextHandler(stderr, nil))))
+		ropts = append(ropts, fleet.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 		*opts = append(*opts, crawler.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	}
-	*opts = append(*opts, crawler.WithRedis(rdb, id, ropts...))
+	b, err := fleet.New(rdb, id, ropts...)
+	if err != nil {
+		rdb.Close()
+		return nil, usageError("%v", err)
+	}
+	*opts = append(*opts, crawler.WithBackend(b))
 	fmt.Fprintf(stderr, "heed: crawl %s shared through %s (redis); this process's skip log: %s\n", id, redactURL(ff.url), f.skiplog)
 	return func() { rdb.Close() }, nil
 }

@@ -28,8 +28,8 @@ type fleetProc struct {
 	done chan error
 }
 
-// fleet is a fleet test's site, Redis and processes.
-type fleet struct {
+// testFleet is a fleet test's site, Redis and processes.
+type testFleet struct {
 	t     *testing.T
 	bin   string
 	dir   string
@@ -39,13 +39,13 @@ type fleet struct {
 	procs []*fleetProc
 }
 
-func newFleet(t *testing.T, bin string, g testweb.Generated, opts ...redistest.Option) *fleet {
-	return &fleet{t: t, bin: bin, dir: t.TempDir(), site: startSite(t, g), srv: redistest.Start(t, opts...),
+func newFleet(t *testing.T, bin string, g testweb.Generated, opts ...redistest.Option) *testFleet {
+	return &testFleet{t: t, bin: bin, dir: t.TempDir(), site: startSite(t, g), srv: redistest.Start(t, opts...),
 		id: fmt.Sprintf("fleet-test-%d", time.Now().UnixNano())}
 }
 
 // start starts n more processes of the crawl; extra flags go to each.
-func (f *fleet) start(n int, extra ...string) {
+func (f *testFleet) start(n int, extra ...string) {
 	for range n {
 		i := len(f.procs)
 		p := &fleetProc{out: &syncBuffer{}, log: filepath.Join(f.dir, fmt.Sprintf("skipped-%d.jsonl", i)), done: make(chan error, 1)}
@@ -71,7 +71,7 @@ func procUA(i int) string {
 }
 
 // wait waits for every process not killed to exit with status 0.
-func (f *fleet) wait(killed map[int]bool, limit time.Duration) {
+func (f *testFleet) wait(killed map[int]bool, limit time.Duration) {
 	f.t.Helper()
 	deadline := time.After(limit)
 	for i, p := range f.procs {
@@ -93,7 +93,7 @@ func (f *fleet) wait(killed map[int]bool, limit time.Duration) {
 }
 
 // pageHits counts the site's page requests so far.
-func (f *fleet) pageHits() int {
+func (f *testFleet) pageHits() int {
 	n := 0
 	for _, c := range f.site.PageRequests() {
 		n += c
@@ -102,7 +102,7 @@ func (f *fleet) pageHits() int {
 }
 
 // waitForHits waits until the site has answered n page requests.
-func (f *fleet) waitForHits(n int, limit time.Duration) {
+func (f *testFleet) waitForHits(n int, limit time.Duration) {
 	f.t.Helper()
 	deadline := time.Now().Add(limit)
 	for f.pageHits() < n {
@@ -117,7 +117,7 @@ func (f *fleet) waitForHits(n int, limit time.Duration) {
 // fetched, at most allowDup of them twice (leases that expired), nothing
 // unexpected; requests to each authority at least the floor apart; and
 // the skip logs, merged by heed skiplog merge, exactly the expected set.
-func (f *fleet) check(allowDup int) {
+func (f *testFleet) check(allowDup int) {
 	t := f.t
 	t.Helper()
 	exp := f.site.Expected("HeedBot")

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/heedtest"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/jobstate"
 )
 
 // stateJob is a `heed crawl --state` job run by the built binary against
@@ -360,7 +360,7 @@ func TestStateJobs(t *testing.T) {
 			t.Errorf("a complete job made %d requests", n)
 		}
 		code, out, _ = runHeed(t, "status", "--state", j.dir, "--json")
-		var rep crawler.StateReport
+		var rep jobstate.Report
 		if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
 			t.Fatalf("status --json: exit %d, %v\n%s", code, err, out)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/jobstate"
 )
 
 func (a *App) statusCommand() *cobra.Command {
@@ -35,8 +36,8 @@ while one does, it says so and exits with status 1.`,
 			if len(args) > 0 {
 				return usageError("status takes no arguments (did you mean --state %s?)", args[0])
 			}
-			rep, err := crawler.ReadState(dir)
-			var busy *crawler.StateBusyError
+			rep, err := jobstate.Read(dir)
+			var busy *jobstate.BusyError
 			switch {
 			case errors.As(err, &busy):
 				who := "a crawl"
@@ -44,7 +45,7 @@ while one does, it says so and exits with status 1.`,
 					who = fmt.Sprintf("a crawl (pid %d)", busy.PID)
 				}
 				return &exitError{code: 1, err: fmt.Errorf("%s is using the state %s; status reads a state only while no crawl runs on it (the crawl's --stats-interval or --metrics show its progress live)", who, dir)}
-			case errors.Is(err, crawler.ErrNotState):
+			case errors.Is(err, jobstate.ErrNotState):
 				return &exitError{code: 2, err: err}
 			case err != nil:
 				return &exitError{code: 2, err: err}
@@ -63,7 +64,7 @@ while one does, it says so and exits with status 1.`,
 }
 
 // formatStatus writes a state report for a person.
-func formatStatus(w io.Writer, rep *crawler.StateReport, now time.Time) error {
+func formatStatus(w io.Writer, rep *jobstate.Report, now time.Time) error {
 	job, fs := rep.Job, rep.Frontier
 	fmt.Fprintf(w, "state: %s\n", rep.Dir)
 	switch {
@@ -116,7 +117,7 @@ func formatStatus(w io.Writer, rep *crawler.StateReport, now time.Time) error {
 }
 
 // robotsLine describes one authority's last robots.txt fetch.
-func robotsLine(r crawler.RobotsReport, now time.Time) string {
+func robotsLine(r jobstate.RobotsReport, now time.Time) string {
 	status := fmt.Sprint(r.Status)
 	if r.Status == 0 {
 		status = "no response"

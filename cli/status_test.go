@@ -11,6 +11,7 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/durable"
+	"github.com/heedcrawl/heed/jobstate"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
@@ -59,7 +60,7 @@ func TestStatusErrors(t *testing.T) {
 
 	// A state in use by a crawl.
 	dir := t.TempDir()
-	s, err := crawler.OpenDirState(dir)
+	s, err := jobstate.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,15 +79,15 @@ func TestStatusErrors(t *testing.T) {
 
 func TestFormatStatus(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	rep := &crawler.StateReport{
+	rep := &jobstate.Report{
 		Dir:   "job1",
-		Job:   crawler.JobState{Runs: 3, Started: now.Add(-time.Hour), LastStart: now.Add(-time.Minute), Stopped: now.Add(-30 * time.Second), Agent: "HeedBot"},
+		Job:   jobstate.Job{Runs: 3, Started: now.Add(-time.Hour), LastStart: now.Add(-time.Minute), Stopped: now.Add(-30 * time.Second), Agent: "HeedBot"},
 		Stats: &crawler.Snapshot{Pages: 120, Items: 100, Elapsed: 40 * time.Second},
 		Frontier: durable.Status{
 			Stats: frontier.Stats{Queued: 7, Seen: 200, ByAuthority: map[string]int{"http://a.test": 5, "http://b.test": 2}},
 			Holds: map[string]time.Time{"http://b.test": now.Add(time.Minute)},
 		},
-		Robots: []crawler.RobotsReport{
+		Robots: []jobstate.RobotsReport{
 			{Authority: "http://a.test", State: "available", Status: 200, FetchedAt: now.Add(-time.Hour), CrawlDelay: 2 * time.Second},
 			{Authority: "http://b.test", State: "unreachable", Status: 503, FetchedAt: now.Add(-time.Minute), Failures: 4,
 				FirstFailure: now.Add(-5 * time.Minute), RetryAt: now.Add(time.Minute)},

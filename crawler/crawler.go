@@ -10,27 +10,33 @@
 //	c.OnHTML("h1", func(e *crawler.HTMLElement) { e.Emit(map[string]string{"title": e.Text}) })
 //	summary, err := c.Run(ctx, "https://example.com/")
 //
-// # Spiders, items and feeds
+// # Spiders, items and stats
 //
 // Callbacks have colly's shape: OnHTML, OnXML, OnResponse and OnError on
 // the crawler (the default handler) or on a named handler, Handle(name),
 // which parses the responses of requests that name it (WithCallback),
-// with values passed along by WithMeta. A Spider bundles a name, start
-// URLs and Setup; RunSpider runs one. Items are any Go values: Emit sends
-// them through Pipeline stages (Stage, Dedup; Drop drops one with a
-// reason; ItemSource tells a stage which page an item came from) to
-// Exporters: JSONLines, JSONArray, CSV, or OpenFeed on a file named by
-// its format. Stats counts everything, the hooks (OnStart, OnItem,
-// OnItemDropped, OnSkip, OnFinish) signal it, and package crawler/metrics
-// exposes the counts to Prometheus. There is no settings dictionary:
-// every setting is a typed Option.
+// with values passed along by WithMeta; Response.Context is the run's
+// context. A Spider bundles a name, start URLs and Setup; RunSpider runs
+// one. Items are any Go values: Emit sends them through Pipeline stages
+// (Stage, Dedup; Drop drops one with a reason; ItemSource tells a stage
+// which page an item came from) to Exporters (package feed has heed's:
+// JSON Lines, JSON, CSV, feed.Open on a file named by its format). Stats
+// counts everything, the hooks (OnStart, OnItem, OnItemDropped, OnSkip,
+// OnFinish) signal it, and package crawler/metrics exposes the counts to
+// Prometheus. There is no settings dictionary: every setting is a typed
+// Option.
 //
-// A crawl that runs for hours or days keeps its state in a directory with
-// WithState: a cancelled crawl pauses, a killed one loses nothing queued,
-// and running it again resumes it (see State, DirState and ResumeFeed).
-// A crawl that outgrows one machine is shared by several heed processes
-// through Redis with WithRedis: one queue, one robots.txt cache, pacing
-// across the fleet, a skip log per process (see FleetSummary).
+// # Backends
+//
+// Where the job lives is the Backend's business, behind one seam
+// (Backend, Session): the engine asks it for the frontier, the pacer, a
+// store for what the robots stage learns, the skip log, counted events,
+// what a stop means and its part of the summary, and has no branch for
+// any mode. The default, Memory, keeps everything in this process.
+// Package jobstate keeps a job that runs for hours or days on disk (a
+// cancelled crawl pauses, a killed one loses nothing queued, and running
+// it again resumes it); package fleet shares one crawl among several
+// processes through Redis. A program links only the backends it imports.
 //
 // The crawler wires; the packages decide. robots.txt verdicts come from
 // heed's robots package through the middleware's robots stage, pacing from
@@ -47,7 +53,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
@@ -92,10 +97,11 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if err := CheckUserAgent(c.cfg.userAgent, agent); err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
-	if err := c.cfg.checkState(); err != nil {
+	b, err := c.cfg.backend()
+	if err != nil {
 		return nil, err
 	}
-	if err := c.cfg.checkRedis(); err != nil {
+	if err := b.Check(c.job(nil, nil)); err != nil {
 		return nil, err
 	}
 	if err := c.cfg.checkSignals(); err != nil {
@@ -178,22 +184,22 @@ type Summary struct {
 	// Interrupted reports that the crawl was stopped before its frontier
 	// was exhausted.
 	Interrupted bool
-	// Fleet is the whole crawl's counts for a crawl shared through Redis
-	// (WithRedis); nil otherwise. Stats and Skipped are this process's.
-	Fleet *FleetSummary
-	// State describes the crawl's state (WithState); nil without one. Its
-	// Job says whether the crawl is complete or paused, and the Stats and
-	// Skipped above then count every run of the job.
-	State *StateInfo
+	// Backend is the backend's own account of the job (WithBackend):
+	// package jobstate's says whether the job is complete or paused (and
+	// Stats and Skipped above then count every run of the job), package
+	// fleet's gives the whole crawl's counts (Stats and Skipped above are
+	// this process's). Nil for the in-memory default.
+	Backend BackendSummary
 }
 
 // Run crawls from the seeds until the frontier is exhausted or ctx is
 // cancelled. Cancellation stops intake: requests in flight finish, every
 // URL still queued is written to the skip log (reason interrupted, or
 // robots-unreachable for authorities whose robots.txt is unreachable), and
-// the item and skip-log outputs are flushed before Run returns. A crawl
-// with a state (WithState) pauses instead: queued URLs stay queued, and
-// running the crawl again on the state resumes it.
+// the item and skip-log outputs are flushed before Run returns. A backend
+// may stop otherwise (see StopPolicy): a job kept by package jobstate
+// pauses, its queued URLs staying queued for the next run; a process of a
+// crawl shared by package fleet leaves them to the other processes.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
 	c.mu.Lock()
 	if c.ran {
@@ -209,41 +215,27 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
 	return r.crawl(ctx, seeds)
 }
 
-// pacer is what a run needs of its pacer: the frontier's gate, the
-// politeness stage's slots, and the Crawl-delay from robots.txt. It is
-// politeness.Pacer in one process, redispacer.Pacer for a crawl shared
-// through Redis.
-type pacer interface {
-	frontier.Gate
-	middleware.Pacer
-	SetCrawlDelay(authority string, d time.Duration) error
-}
-
 // run is one crawl's wiring: the parts Run builds from the configuration.
 type run struct {
-	c     *Crawler
-	cfg   *config
-	stats *Stats
-	front frontier.Frontier
-	// pace paces the requests: pacer, the in-process pacer, or the
-	// fleet's pacer in Redis (then pacer is nil).
-	pace   pacer
-	pacer  *politeness.Pacer
+	c      *Crawler
+	cfg    *config
+	stats  *Stats
+	sess   Session // the job's backend's side of the run (backend.go)
+	front  frontier.Frontier
+	pace   Pacer
 	robots *middleware.Robots
 	scope  *middleware.Scope
 	chain  middleware.Fetcher
 	down   *downloader
-	skips  *skiplog.Writer
 	items  *itemSink
 	maps   *sitemapReader
 	budget *middleware.Budget
 	// parses bounds the HTML trees in use at once (parse_limits.go).
 	parses *parseBudget
-	// state is the crawl's state, nil unless it is resumable (state.go).
-	state *runState
-	// fleet is the crawl shared through Redis, nil unless WithRedis
-	// (redis.go).
-	fleet   *fleet
+	// work is the run's context for work that is not cancelled with
+	// Run's (set when the run starts).
+	work context.Context
+
 	follows follows
 	held    heldLinks // links not followed for nofollow (pagesignals.go)
 
@@ -251,49 +243,20 @@ type run struct {
 }
 
 func (c *Crawler) newRun(seeds []string) (*run, error) {
-	st, err := c.openState()
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.wire(seeds, st)
-	if err != nil && r != nil && r.front != nil {
-		r.front.Close()
-	}
-	if err != nil && st != nil {
-		st.Close()
-	}
-	if err != nil && r != nil && r.fleet != nil {
-		r.fleet.close()
+	r, err := c.wire(seeds)
+	if err != nil && r != nil && r.sess != nil {
+		if r.front != nil {
+			r.front.Close()
+		}
+		r.sess.Close()
 	}
 	return r, err
 }
 
-// wire builds a run's parts; st is its state, or nil.
-func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
+// wire builds a run's parts.
+func (c *Crawler) wire(seeds []string) (*run, error) {
 	cfg := &c.cfg
-	r := &run{c: c, cfg: cfg, stats: c.stats, state: st, parses: newParseBudget(2 * cfg.maxElements)}
-	r.skips = skiplog.NewWriter(cfg.skipOut, skiplog.WithClock(cfg.now))
-	if cfg.redis != nil {
-		fl, err := openFleet(cfg)
-		if err != nil {
-			return nil, err
-		}
-		r.fleet, r.pace = fl, fleetPacer{Pacer: fl.pacer, fl: fl}
-	} else {
-		pacer, err := politeness.New(
-			politeness.WithFloor(cfg.floor),
-			politeness.WithConcurrency(cfg.perHost),
-			politeness.WithMaxCrawlDelay(cfg.maxDelay),
-			politeness.WithGiveUp(cfg.hostGiveUp),
-			politeness.WithLogger(cfg.logger),
-			politeness.WithStartLog(cfg.startLog),
-		)
-		if err != nil {
-			return nil, fmt.Errorf("crawler: %w", err)
-		}
-		r.pacer, r.pace = pacer, pacer
-	}
-	var err error
+	r := &run{c: c, cfg: cfg, stats: c.stats, parses: newParseBudget(2 * cfg.maxElements)}
 	domains := cfg.domains
 	if len(domains) == 0 {
 		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.urls...) {
@@ -303,37 +266,15 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		}
 	}
 	r.scope = &middleware.Scope{Domains: domains, Include: cfg.include, Exclude: cfg.exclude, MaxDepth: cfg.maxDepth}
-	switch {
-	case r.fleet != nil:
-		// The gate is the fleet's pacer (redis.go).
-		r.front, err = r.fleet.openFrontier(
-			frontier.WithLeasesPerAuthority(cfg.perHost),
-			frontier.WithOrder(cfg.order),
-			frontier.WithAdmit(r.admitting(r.admitFleet)),
-		)
-		if err != nil {
-			return r, err
-		}
-	case st != nil:
-		r.front, err = st.OpenFrontier(
-			frontier.WithGate(r.pacer),
-			frontier.WithLeasesPerAuthority(cfg.perHost),
-			frontier.WithOrder(cfg.order),
-			frontier.WithAdmit(r.admitting(r.admitDurably)),
-		)
-		if err != nil {
-			return r, err
-		}
-	case cfg.frontier != nil:
-		r.front = cfg.frontier
-	default:
-		r.front = frontier.NewMemory(
-			frontier.WithGate(r.pacer),
-			frontier.WithLeasesPerAuthority(cfg.perHost),
-			frontier.WithOrder(cfg.order),
-			frontier.WithAdmit(r.admitting(r.scope.Check)),
-		)
+	b, err := cfg.backend()
+	if err != nil {
+		return nil, err
 	}
+	sess, err := b.Open(c.job(seeds, r))
+	if err != nil {
+		return nil, err
+	}
+	r.sess, r.pace, r.front = sess, sess.Pacer(), sess.Frontier()
 	r.down = newDownloader(cfg.userAgent, cfg.timeout, cfg.maxBody, cfg.transport)
 	r.down.stray = r.strayVisit
 	pace := middleware.Politeness(r.pace)
@@ -347,19 +288,12 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		Now:         cfg.now,
 		Logger:      cfg.logger,
 		OnFetched:   r.robotsFetched,
+		OnLoaded:    r.robotsLoaded,
 	}
 	retry := middleware.DefaultRetry()
 	retry.MaxRetries, retry.Base = cfg.retries, cfg.retryBase
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
-	if st != nil {
-		policy.Save = func(rec *middleware.RobotsRecord) error { err := st.SaveRobots(rec); st.fail(err); return err }
-		budget.Save = st.SaveBudget
-	}
-	if r.fleet != nil {
-		policy.Shared = r.fleet.robots
-		policy.SharedLockTTL = cfg.timeout*6 + 10*time.Second // a fetch and its five redirects
-		policy.OnLoaded = r.robotsLoaded
-	}
+	sess.Chain(&policy, budget)
 	r.robots = middleware.NewRobots(pace(r.down), policy)
 	r.budget = budget
 	r.maps = newSitemapReader(r, &cfg.sitemaps)
@@ -379,7 +313,8 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 		return fs.Queued, fs.Leased
 	}
 	r.stats.mu.Unlock()
-	c.live.Store(&Live{front: r.front, pacer: r.pacer})
+	lp, _ := r.pace.(livePacer)
+	c.live.Store(&Live{front: r.front, pacer: lp})
 	return r, nil
 }
 
@@ -387,9 +322,7 @@ func (c *Crawler) wire(seeds []string, st *runState) (*run, error) {
 // counts the outcome.
 func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 	r.stats.robotsFetched(e)
-	if r.fleet != nil {
-		r.fleet.counters.named(robotsCounter+e.State.String(), 1)
-	}
+	r.sess.Count(Event{Kind: RobotsFetched, Authority: e.Authority, Robots: e.State.String()})
 	r.applyCrawlDelay(e)
 	r.maps.discover(e)
 }
@@ -416,26 +349,24 @@ func (r *run) applyCrawlDelay(e *middleware.RobotsEntry) {
 }
 
 func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
+	// In-flight requests finish on a context that is not cancelled with
+	// ctx: stopping means no new work, not abandoned work. Work begun
+	// outside a request (a robots.txt's sitemaps, a stray Visit) runs on
+	// it too.
+	work := context.WithoutCancel(ctx)
+	r.work = work
 	r.stats.start()
-	if r.state != nil {
-		if err := r.resume(seeds); err != nil {
-			r.front.Close()
-			r.state.Close()
-			return Summary{}, fmt.Errorf("crawler: resume from the state: %w", err)
-		}
-	}
-	if r.fleet != nil {
-		r.fleet.start(ctx)
+	if err := r.sess.Start(ctx); err != nil {
+		r.front.Close()
+		r.sess.Close()
+		return Summary{}, fmt.Errorf("crawler: %w", err)
 	}
 	r.c.hooks.started(r.c)
 	var pages []*frontier.Request
-	for _, s := range r.maps.start(seeds) {
+	for _, s := range r.maps.start(ctx, seeds) {
 		pages = append(pages, &frontier.Request{URL: strings.TrimSpace(s)})
 	}
-	r.enqueueAll(pages)
-	// In-flight requests finish on a context that is not cancelled with
-	// ctx: stopping means no new work, not abandoned work.
-	work := context.WithoutCancel(ctx)
+	r.enqueueAll(work, pages)
 	for i := 0; i < r.cfg.workers; i++ {
 		r.wg.Add(1)
 		go r.worker(ctx, work)
@@ -447,36 +378,21 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	r.robots.Close()
 
 	interrupted := ctx.Err() != nil
-	// A resumable crawl pauses, and a process of a shared crawl leaves
-	// its queue to the others: only a crawl of its own is drained.
-	if interrupted && r.state == nil && r.fleet == nil {
+	// Only a crawl of this process alone drains its queue: a job that
+	// pauses keeps it, a process of a shared crawl leaves it to the others.
+	if interrupted && r.sess.Stop() == Drain {
 		r.drain(work)
 	}
 	r.stats.finish()
-	var serr error
-	if r.state != nil {
-		serr = r.suspend()
-	}
 	ierr := r.items.close()
-	sum := Summary{Stats: r.stats.Snapshot(), Skipped: r.skips.Summary(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
-	if r.state != nil {
-		sum.Skipped, sum.State = r.state.Skips().Summary(), r.state.info(sum.Stats)
-	}
-	if r.fleet != nil {
-		r.fleet.close()
-		sum.Fleet = r.fleet.summary()
-	}
+	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
+	berr := r.sess.Finish(&sum)
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
 		ierr = err
 	}
-	if r.state != nil {
-		if err := errors.Join(serr, r.state.Close()); err != nil {
-			return sum, fmt.Errorf("crawler: state: %w", err)
-		}
-	}
-	if err := r.skips.Err(); err != nil {
-		return sum, fmt.Errorf("crawler: skip log: %w", err)
+	if err := errors.Join(berr, r.sess.Close()); err != nil {
+		return sum, err
 	}
 	return sum, ierr
 }
@@ -497,7 +413,7 @@ func (r *run) worker(intake, work context.Context) {
 
 // process takes one leased request through the chain and ends its lease.
 func (r *run) process(ctx context.Context, req *frontier.Request) {
-	if r.accountedBefore(req) {
+	if r.sess.Accounted(req) {
 		r.done(ctx, req)
 		return
 	}
@@ -519,7 +435,7 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 	case err != nil:
 		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer})
 	default:
-		r.handle(resp)
+		r.handle(ctx, resp)
 	}
 	r.done(ctx, req)
 }
@@ -532,34 +448,37 @@ func (r *run) done(ctx context.Context, req *frontier.Request) {
 
 // handle accounts for a response and hands it on: redirects to the
 // frontier, sitemaps to the sitemap reader, pages to the callbacks.
-func (r *run) handle(resp *middleware.Response) {
+func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 	req := resp.Request
 	if req.Kind == frontier.KindSitemap {
-		r.maps.handle(resp)
+		r.maps.handle(ctx, resp)
 		return
 	}
-	r.stats.fetched(req.Authority(), resp.Status, len(resp.Body))
-	if r.fleet != nil {
-		r.fleet.counters.fetched(req.Authority(), resp.Status, len(resp.Body))
-	}
+	r.fetched(req.Authority(), resp.Status, len(resp.Body))
 	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
-		r.redirect(resp)
+		r.redirect(ctx, resp)
 		return
 	}
 	// The page's links are pushed when its callbacks are done, at once.
 	r.collectFollows(req)
-	defer r.flushFollows(req)
+	defer r.flushFollows(ctx, req)
 	if resp.Status < 200 || resp.Status >= 300 {
-		r.dispatchError(resp)
+		r.dispatchError(ctx, resp)
 		return
 	}
-	r.dispatch(resp)
+	r.dispatch(ctx, resp)
+}
+
+// fetched counts a downloaded response, here and in the backend.
+func (r *run) fetched(authority string, status, bytes int) {
+	r.stats.fetched(authority, status, bytes)
+	r.sess.Count(Event{Kind: Fetched, Authority: authority, Status: status, Bytes: bytes})
 }
 
 // enqueue pushes a discovered request, accounts for the outcome and
-// returns it.
-func (r *run) enqueue(req *frontier.Request) frontier.PushResult {
-	res, err := r.front.Push(context.Background(), req)
+// returns it. ctx is the context of the work that found it.
+func (r *run) enqueue(ctx context.Context, req *frontier.Request) frontier.PushResult {
+	res, err := r.front.Push(ctx, req)
 	r.pushed(req, res, err)
 	return res
 }
@@ -573,7 +492,7 @@ func (r *run) pushed(req *frontier.Request, res frontier.PushResult, err error) 
 		r.stats.duplicate()
 	default:
 		if errors.Is(err, errRecorded) {
-			return // the admission wrote its record (redis.go)
+			return // the admission wrote its record (backend.go)
 		}
 		var rec *skiplog.Record
 		if !errors.As(err, &rec) {
@@ -581,7 +500,7 @@ func (r *run) pushed(req *frontier.Request, res frontier.PushResult, err error) 
 			if err != nil {
 				rec.Err = err.Error()
 			}
-			if errors.Is(err, frontier.ErrClosed) || errors.Is(err, errNotQueued) {
+			if errors.Is(err, frontier.ErrClosed) || errors.Is(err, ErrNotQueued) {
 				rec.Reason = skiplog.Interrupted
 			}
 		}
@@ -596,13 +515,11 @@ func (r *run) skip(rec *skiplog.Record) {
 			rec.Authority = a
 		}
 	}
-	if !r.writeSkip(rec) {
+	if !r.sess.Record(rec) {
 		return // the URL has its record, from this run or an earlier one
 	}
 	r.stats.skipped(rec)
-	if r.fleet != nil {
-		r.fleet.counters.skipped(rec)
-	}
+	r.sess.Count(Event{Kind: Skipped, Authority: rec.Authority, Reason: rec.Reason})
 	r.c.hooks.skipped(rec)
 }
 

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"mime"
 	"net/http"
@@ -19,7 +20,7 @@ import (
 // dispatch runs the callbacks of the request's handler on a successful
 // response. A panicking callback is recovered and counted: one bad page
 // never stops a crawl.
-func (r *run) dispatch(mr *middleware.Response) {
+func (r *run) dispatch(ctx context.Context, mr *middleware.Response) {
 	req := mr.Request
 	h := r.c.handler(req.Callback)
 	if h == nil {
@@ -27,7 +28,7 @@ func (r *run) dispatch(mr *middleware.Response) {
 		r.stats.callbackError()
 		return
 	}
-	resp, cr := r.response(mr)
+	resp, cr := r.response(ctx, mr)
 	if resp == nil {
 		return
 	}
@@ -138,7 +139,7 @@ func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCa
 }
 
 // response wraps a downloaded response for the callbacks.
-func (r *run) response(mr *middleware.Response) (*Response, *colly.Response) {
+func (r *run) response(ctx context.Context, mr *middleware.Response) (*Response, *colly.Response) {
 	req := mr.Request
 	u, err := url.Parse(req.URL)
 	if err != nil {
@@ -149,12 +150,12 @@ func (r *run) response(mr *middleware.Response) (*Response, *colly.Response) {
 		cr = &colly.Response{StatusCode: mr.Status, Body: mr.Body, Headers: &mr.Header, Ctx: colly.NewContext(),
 			Request: &colly.Request{URL: u, Method: http.MethodGet, Depth: req.Depth}}
 	}
-	return &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Colly: cr, crawl: r}, cr
+	return &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Colly: cr, crawl: r, ctx: ctx}, cr
 }
 
 // dispatchError runs the OnError callbacks of the request's handler on a
 // final response that is not 2xx.
-func (r *run) dispatchError(mr *middleware.Response) {
+func (r *run) dispatchError(ctx context.Context, mr *middleware.Response) {
 	h := r.c.handler(mr.Request.Callback)
 	if h == nil {
 		return
@@ -165,7 +166,7 @@ func (r *run) dispatchError(mr *middleware.Response) {
 	if len(onErr) == 0 {
 		return
 	}
-	resp, _ := r.response(mr)
+	resp, _ := r.response(ctx, mr)
 	if resp == nil {
 		return
 	}

@@ -154,7 +154,7 @@ func (r *run) emit(resp *Response, item any) {
 		return
 	}
 	s := r.items
-	ctx := context.WithValue(context.Background(), sourceKey{}, resp)
+	ctx := context.WithValue(resp.ctx, sourceKey{}, resp)
 	for i, p := range s.pipelines {
 		out, err := runStage(ctx, p, item)
 		if err != nil {

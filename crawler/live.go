@@ -19,7 +19,15 @@ func WithStartLog(n int) Option { return func(c *config) { c.startLog = n } }
 // one lock of the part it reads for as long as the copy takes.
 type Live struct {
 	front frontier.Frontier
-	pacer *politeness.Pacer
+	pacer livePacer // nil for a pacer that keeps its state elsewhere
+}
+
+// livePacer is what Live reads of a pacer that keeps its state in this
+// process (politeness.Pacer).
+type livePacer interface {
+	Snapshot() map[string]politeness.AuthorityState
+	ReadyAt(authority string) time.Time
+	RecentStarts() map[string][]time.Time
 }
 
 // Live returns the view of the crawl Run is running (or has run), or nil

@@ -50,9 +50,7 @@ type config struct {
 
 	frontier  frontier.Frontier
 	order     frontier.Order
-	stateDir  string // see state.go
-	state     State
-	redis     *redisConfig // see redis.go
+	backends  []Backend // see backend.go
 	transport http.RoundTripper
 	skipOut   io.Writer
 	logger    *slog.Logger
@@ -170,8 +168,9 @@ func WithHostGiveUp(n int) Option { return func(c *config) { c.hostGiveUp = n } 
 // WithRobotsMaxBytes raises the robots.txt parse limit above 500 KiB.
 func WithRobotsMaxBytes(n int) Option { return func(c *config) { c.robotsMaxByte = n } }
 
-// WithFrontier replaces the in-memory frontier (for example with a durable
-// or distributed one).
+// WithFrontier gives the in-memory backend another frontier (a
+// frontier.Frontier of the caller's). A backend with a frontier of its own
+// (WithBackend: package jobstate, package fleet) cannot take one.
 func WithFrontier(f frontier.Frontier) Option { return func(c *config) { c.frontier = f } }
 
 // WithDepthFirst makes the default frontier hand out deeper pages first.

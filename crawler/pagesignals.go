@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -263,7 +262,7 @@ func (r *run) flushHeld() {
 		if r.cfg.frontier == nil {
 			// The admission (admitting) writes the record of a URL
 			// nothing else reached and refuses it.
-			res, err := r.front.Push(context.Background(), req)
+			res, err := r.front.Push(r.work, req)
 			if errors.Is(err, errRecorded) {
 				continue
 			}

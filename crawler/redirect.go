@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -15,13 +16,13 @@ import (
 // whole chain again: scope, the robots.txt of the target's own authority,
 // pacing. Loops, over-long chains and bad targets end with a skip-log
 // record (middleware.RedirectHop decides).
-func (r *run) redirect(resp *middleware.Response) {
+func (r *run) redirect(ctx context.Context, resp *middleware.Response) {
 	next, rec := middleware.RedirectHop(resp.Request, resp.Header.Get("Location"), r.cfg.maxRedirect)
 	if rec != nil {
 		r.skip(rec)
 		return
 	}
-	r.enqueue(next)
+	r.enqueue(ctx, next)
 }
 
 // strayVisit turns a colly Visit called from a callback into a followed
@@ -31,7 +32,7 @@ func (r *run) strayVisit(parent *colly.Request, rawURL string) {
 	if parent != nil {
 		req.Depth = parent.Depth
 	}
-	r.enqueue(req)
+	r.enqueue(r.work, req)
 }
 
 // parseHTTPURL parses an absolute http or https URL.

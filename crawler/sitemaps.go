@@ -129,9 +129,9 @@ func newSitemapReader(r *run, cfg *sitemapConfig) *sitemapReader {
 
 // start queues the sitemaps the user gave and, for WithSitemapSeeds, a
 // probe per seed's site; it returns the seeds left to queue as pages.
-func (m *sitemapReader) start(seeds []string) []string {
+func (m *sitemapReader) start(ctx context.Context, seeds []string) []string {
 	for _, u := range m.cfg.urls {
-		m.queueSitemap(strings.TrimSpace(u), 0, "", false, nil)
+		m.queueSitemap(ctx, strings.TrimSpace(u), 0, "", false, nil)
 	}
 	if !m.cfg.seeds {
 		return seeds
@@ -146,7 +146,7 @@ func (m *sitemapReader) start(seeds []string) []string {
 		m.mu.Lock()
 		m.seedAuth[auth] = true
 		m.mu.Unlock()
-		m.queueSitemap(auth+"/sitemap.xml", 0, "", false, map[string]string{metaProbe: "1"})
+		m.queueSitemap(ctx, auth+"/sitemap.xml", 0, "", false, map[string]string{metaProbe: "1"})
 	}
 	return pages
 }
@@ -160,27 +160,27 @@ func (m *sitemapReader) discover(e *middleware.RobotsEntry) {
 		return
 	}
 	for _, s := range e.Sitemaps {
-		m.queueSitemap(s, 0, e.URL, true, nil)
+		m.queueSitemap(m.r.work, s, 0, e.URL, true, nil)
 	}
 	if len(e.Sitemaps) == 0 && !m.cfg.noFallback {
-		m.queueSitemap(e.Authority+"/sitemap.xml", 0, e.URL, false, nil)
+		m.queueSitemap(m.r.work, e.Authority+"/sitemap.xml", 0, e.URL, false, nil)
 	}
 }
 
 // queueSitemap queues one sitemap. listed says it was listed by robots.txt
 // or an index, where the follow patterns apply.
-func (m *sitemapReader) queueSitemap(rawURL string, depth int, referrer string, listed bool, meta map[string]string) {
+func (m *sitemapReader) queueSitemap(ctx context.Context, rawURL string, depth int, referrer string, listed bool, meta map[string]string) {
 	req := &frontier.Request{URL: rawURL, Kind: frontier.KindSitemap, Depth: depth, Referrer: referrer, Meta: meta}
 	canon, err := frontier.Canonicalize(rawURL)
 	if err != nil {
-		m.r.enqueue(req) // the frontier records it as invalid
+		m.r.enqueue(ctx, req) // the frontier records it as invalid
 		return
 	}
 	auth, _ := frontier.Authority(canon)
 	m.mu.Lock()
 	if _, dup := m.seen[canon]; dup {
 		m.mu.Unlock()
-		m.r.enqueue(req) // counted as a duplicate by the frontier
+		m.r.enqueue(ctx, req) // counted as a duplicate by the frontier
 		return
 	}
 	var reason skiplog.Reason
@@ -201,7 +201,7 @@ func (m *sitemapReader) queueSitemap(rawURL string, depth int, referrer string, 
 		m.skipOnce(&skiplog.Record{URL: canon, Authority: auth, Reason: reason, Detail: detail, Depth: depth, Referrer: referrer})
 		return
 	}
-	added := m.r.enqueue(req) == frontier.Added
+	added := m.r.enqueue(ctx, req) == frontier.Added
 	m.mu.Lock()
 	if added {
 		m.st.Queued++
@@ -245,7 +245,7 @@ func (m *sitemapReader) probeNeeded(req *frontier.Request) bool {
 
 // handle reads a sitemap response: redirects go back to the frontier,
 // other statuses are counted, and a 2xx body is parsed as it streams in.
-func (m *sitemapReader) handle(resp *middleware.Response) {
+func (m *sitemapReader) handle(ctx context.Context, resp *middleware.Response) {
 	req := resp.Request
 	body := resp.Stream
 	if body == nil { // a downloader that does not stream
@@ -266,7 +266,7 @@ func (m *sitemapReader) handle(resp *middleware.Response) {
 			}
 			req.Meta = meta
 		}
-		m.r.redirect(resp)
+		m.r.redirect(ctx, resp)
 		return
 	}
 	if resp.Status < 200 || resp.Status >= 300 {
@@ -276,8 +276,8 @@ func (m *sitemapReader) handle(resp *middleware.Response) {
 		m.r.cfg.logger.Info("sitemap not read", "url", req.URL, "status", resp.Status)
 		return
 	}
-	rep, err := sitemap.Parse(context.Background(), body, func(e sitemap.Entry) error {
-		m.entry(req, e)
+	rep, err := sitemap.Parse(ctx, body, func(e sitemap.Entry) error {
+		m.entry(ctx, req, e)
 		return nil
 	}, sitemap.WithBase(req.URL), sitemap.WithScope(m.cfg.scope))
 	m.r.stats.fetched(auth, resp.Status, int(rep.Bytes))
@@ -316,7 +316,7 @@ func (m *sitemapReader) result(res SitemapResult, ok bool) {
 }
 
 // entry handles one entry of a sitemap being read.
-func (m *sitemapReader) entry(parent *frontier.Request, e sitemap.Entry) {
+func (m *sitemapReader) entry(ctx context.Context, parent *frontier.Request, e sitemap.Entry) {
 	if e.Kind == sitemap.KindURL {
 		m.mu.Lock()
 		m.st.Listed++
@@ -331,7 +331,7 @@ func (m *sitemapReader) entry(parent *frontier.Request, e sitemap.Entry) {
 		return
 	}
 	if e.Kind == sitemap.KindSitemap {
-		m.queueSitemap(e.Loc, parent.Depth+1, parent.URL, true, nil)
+		m.queueSitemap(ctx, e.Loc, parent.Depth+1, parent.URL, true, nil)
 		return
 	}
 	if why := entryFilter(m.cfg, e); why != "" {
@@ -344,7 +344,7 @@ func (m *sitemapReader) entry(parent *frontier.Request, e sitemap.Entry) {
 		return
 	}
 	req := &frontier.Request{URL: e.Loc, Referrer: parent.URL, Callback: callback, Meta: entryMeta(parent.URL, e)}
-	res := m.r.enqueue(req)
+	res := m.r.enqueue(ctx, req)
 	m.mu.Lock()
 	switch res {
 	case frontier.Added:

@@ -3,6 +3,7 @@ package crawler
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"net/http"
 	"regexp"
 	"testing"
@@ -116,7 +117,7 @@ func FuzzSitemapAccounting(f *testing.F) {
 		}
 		defer r.front.Close()
 		req := &frontier.Request{URL: base, Kind: frontier.KindSitemap}
-		r.maps.handle(&middleware.Response{Request: req, URL: base, Status: 200, Header: http.Header{}, Body: body})
+		r.maps.handle(context.Background(), &middleware.Response{Request: req, URL: base, Status: 200, Header: http.Header{}, Body: body})
 
 		st := r.maps.snapshot()
 		if st.Read+st.Failed != 1 {

@@ -190,6 +190,7 @@ type Response struct {
 	Usage []aipref.Decision
 
 	crawl        *run
+	ctx          context.Context
 	withheldOnce sync.Once
 	withheld     *skiplog.Record
 	loggedOnce   sync.Once
@@ -208,6 +209,12 @@ func (r *Response) releaseTree() {
 		r.release()
 	}
 }
+
+// Context returns the run's context for the work on this response: it
+// carries the values of the context given to Run, and it is not cancelled
+// when Run's is (a page being parsed is finished, not abandoned). A
+// callback that does I/O of its own passes it on.
+func (r *Response) Context() context.Context { return r.ctx }
 
 // Meta returns the value the request carried under key.
 func (r *Response) Meta(key string) string { return r.Request.Meta[key] }
@@ -298,7 +305,7 @@ func (r *Response) follow(link, rel string, opts []RequestOption) {
 	if r.crawl.nofollowed(r, req, rel) {
 		return
 	}
-	r.crawl.follow(r.Request, req)
+	r.crawl.follow(r.ctx, r.Request, req)
 }
 
 // Emit sends an item to the crawl's item pipelines and exporters.

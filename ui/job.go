@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/jobstate"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
@@ -36,7 +36,7 @@ func readStateSkips(dir string, fn func(*skiplog.Record)) error {
 
 // JobView is a job at rest, as /job and /api/job show it.
 type JobView struct {
-	Report *crawler.StateReport `json:"report"`
+	Report *jobstate.Report `json:"report"`
 	// Status says in words whether the job is complete, paused or was
 	// killed.
 	Status string `json:"status"`
@@ -60,9 +60,9 @@ type busyError struct{ err error }
 func (e *busyError) Error() string { return e.err.Error() }
 
 func (s *Server) job(_ context.Context) (*JobView, error) {
-	rep, err := crawler.ReadState(s.stateDir)
+	rep, err := jobstate.Read(s.stateDir)
 	if err != nil {
-		var busy *crawler.StateBusyError
+		var busy *jobstate.BusyError
 		if errors.As(err, &busy) {
 			return nil, &busyError{err}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/jobstate"
 )
 
 // pausedJob crawls one host of a generated site with a state for ten
@@ -23,7 +24,7 @@ func pausedJob(t *testing.T) string {
 	}
 	t.Cleanup(site.Close)
 	dir := t.TempDir()
-	c, err := crawler.New("HeedBot", crawler.WithDelay(5*time.Millisecond), crawler.WithAllowedDomains(site.Domains()[0]), crawler.WithState(dir))
+	c, err := crawler.New("HeedBot", crawler.WithDelay(5*time.Millisecond), crawler.WithAllowedDomains(site.Domains()[0]), crawler.WithBackend(jobstate.Dir(dir)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestJobAtRest(t *testing.T) {
 		t.Error("the skip browser does not show the state's skip log")
 	}
 	// A crawl holding the state: the page says so and reads nothing.
-	st, err := crawler.OpenDirState(dir)
+	st, err := jobstate.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/fleet"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/redisstore/redistest"
 	"github.com/heedcrawl/heed/ui"
@@ -27,7 +30,7 @@ func TestFleetPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer site.Close()
-	c, err := crawler.New("HeedBot", crawler.WithDelay(0), crawler.WithAllowedDomains(site.Domains()...), crawler.WithSkipLog(io.Discard), crawler.WithRedis(rdb, "uitest"))
+	c, err := crawler.New("HeedBot", crawler.WithDelay(0), crawler.WithAllowedDomains(site.Domains()...), crawler.WithSkipLog(io.Discard), crawler.WithBackend(mustFleet(t, rdb, "uitest")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +43,7 @@ func TestFleetPage(t *testing.T) {
 	}
 	keys, _ := rdb.DBSize(ctx).Result()
 
-	src, err := redisfleet.New(rdb, "uitest", crawler.RedisPrefix("uitest"))
+	src, err := redisfleet.New(rdb, "uitest", fleet.Prefix("uitest"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +51,8 @@ func TestFleetPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Pages != sum.Fleet.Pages || v.Queued != 0 || v.Leased != 0 || !v.Complete || len(v.Authorities) != 2 || v.Robots["available"] != 2 {
-		t.Fatalf("fleet view %+v, crawl's summary %+v", v, sum.Fleet)
+	if v.Pages != fleet.SummaryOf(sum).Pages || v.Queued != 0 || v.Leased != 0 || !v.Complete || len(v.Authorities) != 2 || v.Robots["available"] != 2 {
+		t.Fatalf("fleet view %+v, crawl's summary %+v", v, fleet.SummaryOf(sum))
 	}
 	if after, _ := rdb.DBSize(ctx).Result(); after != keys {
 		t.Fatalf("reading the fleet changed the keys: %d, then %d", keys, after)
@@ -87,7 +90,7 @@ func TestFleetPage(t *testing.T) {
 func TestFleetEmptyAndGone(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
-	src, err := redisfleet.New(rdb, "none", crawler.RedisPrefix("none"))
+	src, err := redisfleet.New(rdb, "none", fleet.Prefix("none"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,4 +113,13 @@ func TestFleetEmptyAndGone(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway {
 		t.Fatalf("Redis gone: status %d", resp.StatusCode)
 	}
+}
+
+func mustFleet(t *testing.T, rdb redis.UniversalClient, id string) *fleet.Fleet {
+	t.Helper()
+	b, err := fleet.New(rdb, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -1,22 +1,12 @@
-package crawler
-
-import (
-	"errors"
-	"time"
-
-	"github.com/heedcrawl/heed/frontier"
-	"github.com/heedcrawl/heed/middleware"
-	"github.com/heedcrawl/heed/politeness"
-	"github.com/heedcrawl/heed/skiplog"
-)
-
-// A crawl that survives. With WithState(dir) a crawl keeps everything it
-// needs to go on after a pause (SIGINT, a cancelled context) or a crash
-// (kill -9, power loss) in one directory: the frontier (queues, priorities,
-// holds, the seen set), every robots.txt fetch (body, status, fetch time,
-// the unreachable bookkeeping), the pacing of every authority, the page
-// budget, the statistics and the skip log. Running the same crawl again
-// on the same directory resumes it:
+// Package jobstate keeps a crawl's job on local disk, so that it survives
+// a pause or a crash: crawler.WithBackend(jobstate.Dir(dir)), or `heed
+// crawl --state DIR`. Everything the crawl needs to go on after a pause
+// (SIGINT, a cancelled context) or a crash (kill -9, power loss) is in one
+// directory: the frontier (queues, priorities, holds, the seen set), every
+// robots.txt fetch (body, status, fetch time, the unreachable
+// bookkeeping), the pacing of every authority, the page budget, the
+// statistics and the skip log. Running the same crawl again on the same
+// directory resumes it:
 //
 //   - A cancelled crawl pauses: in-flight requests finish, and the URLs
 //     still queued stay queued (they are not skip-logged as interrupted).
@@ -31,8 +21,38 @@ import (
 //     and every authority is treated as if a request had just started, so
 //     the first request after a restart waits one interval.
 //
-// State is the interface behind this; DirState keeps it on local disk, and
-// a store shared by several processes (Redis) can implement it too.
+// # The model
+//
+// The package is a crawler.Backend: Dir(dir) opens and locks a DirState
+// when the run begins, New(s) uses any State. State is the interface
+// behind it; DirState keeps it on local disk (the durable frontier of
+// package frontier/durable, on Pebble, holds the records beside the
+// queue). Read reads a state without changing it, for `heed status`.
+//
+// # Limits
+//
+// A state belongs to one process at a time (a lock file; a second crawl
+// gets a *BusyError) and to one queue order (depth-first or not). The
+// statistics and pacing are stored every second, so a kill -9 can lose up
+// to a second of them (the pacing is made up for, above), never a queued
+// URL, a robots.txt record, a budget admission or a skip record. A crawl
+// keeps its skip log in the state (DIR/skipped.jsonl): WithSkipLog is
+// refused. Feeds are the caller's: feed.Resume appends to a JSON Lines or
+// CSV feed across runs. A state shared by several machines is the fleet
+// backend's business (package fleet), not this one's.
+package jobstate
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/politeness"
+	"github.com/heedcrawl/heed/skiplog"
+)
 
 // State is where a resumable crawl keeps what it needs to continue: the
 // frontier, the robots.txt cache, pacing, the page budget, statistics, and
@@ -44,15 +64,15 @@ import (
 // Durability is the implementation's promise: SaveRobots, SaveBudget and
 // Skips().Write must be durable when they return (a crash after them loses
 // nothing); Checkpoint may lose the last checkpoint in a crash, which the
-// crawler allows for (see the package doc of the crawler's state).
+// session allows for (see the package doc).
 type State interface {
 	// OpenFrontier opens the state's frontier, configured by the crawl's
 	// options (gate, admission, order, leases per authority).
 	OpenFrontier(opts ...frontier.Option) (frontier.Frontier, error)
 
 	// Job returns the job's record: runs so far, whether the last one
-	// finished. A new state returns the zero JobState.
-	Job() (JobState, error)
+	// finished. A new state returns the zero Job.
+	Job() (Job, error)
 	// ForEachRobots calls fn with every stored robots.txt record.
 	ForEachRobots(fn func(*middleware.RobotsRecord) error) error
 	// SaveRobots stores a robots.txt fetch, replacing the authority's
@@ -65,7 +85,7 @@ type State interface {
 	// SaveBudget stores one budget admission.
 	SaveBudget(seq uint64, authority string) error
 	// Stats returns the stored statistics, or nil if none were stored.
-	Stats() (*Snapshot, error)
+	Stats() (*crawler.Snapshot, error)
 	// Checkpoint stores the job record, the statistics and the pacing of
 	// the authorities in cp.Pacing (those that changed), at once.
 	Checkpoint(cp *Checkpoint) error
@@ -88,8 +108,8 @@ type SkipStore interface {
 	Summary() skiplog.Summary
 }
 
-// JobState is a resumable crawl's record of its runs.
-type JobState struct {
+// Job is a resumable crawl's record of its runs.
+type Job struct {
 	// Runs counts the runs started on the state, the current one
 	// included.
 	Runs int `json:"runs"`
@@ -112,50 +132,22 @@ type JobState struct {
 // Checkpoint is what a running crawl stores every second and when it
 // stops.
 type Checkpoint struct {
-	Job    JobState
-	Stats  *Snapshot
+	Job    Job
+	Stats  *crawler.Snapshot
 	Pacing map[string]politeness.AuthorityState
 }
 
-// StateInfo is what a crawl's Summary says of its state.
-type StateInfo struct {
-	// Dir is the state directory; empty for a State given by
-	// WithStateStore that is not a DirState.
+// Info is what a crawl's Summary says of its state (Summary.Backend).
+type Info struct {
+	// Dir is the state directory; empty for a State given to New that is
+	// not a DirState.
 	Dir string
 	// Job is the job record as the run left it.
-	Job JobState
+	Job Job
 	// WasComplete says the state had finished before this run started.
 	WasComplete bool
 	// Fetched counts the pages this run fetched.
 	Fetched int64
-}
-
-// WithState keeps the crawl's state in the directory dir (created if
-// missing), so that a paused or killed crawl resumes where it stopped when
-// it is run again with the same directory; see DirState for the layout.
-// The skip log is then dir/skipped.jsonl, so WithSkipLog may not be given
-// too, nor WithFrontier.
-func WithState(dir string) Option { return func(c *config) { c.stateDir = dir } }
-
-// WithStateStore keeps the crawl's state in s instead of a directory (or
-// in a DirState the caller opened, to hold its lock before the crawl
-// starts). The crawl closes s when it ends.
-func WithStateStore(s State) Option { return func(c *config) { c.state = s } }
-
-// checkState refuses options that contradict a state.
-func (c *config) checkState() error {
-	if c.stateDir == "" && c.state == nil {
-		return nil
-	}
-	switch {
-	case c.stateDir != "" && c.state != nil:
-		return errors.New("crawler: WithState and WithStateStore both given")
-	case c.skipOut != nil:
-		return errors.New("crawler: WithSkipLog with a state: a resumable crawl keeps its skip log in its state (DIR/skipped.jsonl)")
-	case c.frontier != nil:
-		return errors.New("crawler: WithFrontier with a state: a resumable crawl uses its state's frontier")
-	}
-	return nil
 }
 
 // leasedReasons are the skip reasons that end a request the frontier
@@ -167,4 +159,29 @@ var leasedReasons = map[skiplog.Reason]bool{
 	skiplog.RobotsDisallow: true, skiplog.RobotsUnreachable: true, skiplog.CrawlDelayTooLong: true,
 	skiplog.MaxPages: true, skiplog.RedirectBlocked: true, skiplog.FetchError: true,
 	skiplog.HostUnreachable: true,
+}
+
+// Complete says the job is done: its last run ended with nothing queued
+// or in flight.
+func (i *Info) Complete() bool { return i.Job.Complete }
+
+// Format writes the state of the job in one line.
+func (i *Info) Format(w io.Writer) error {
+	state := "paused: run it again to resume"
+	if i.Job.Complete {
+		state = "complete"
+	}
+	dir := i.Dir
+	if dir == "" {
+		dir = "(a state store)"
+	}
+	_, err := fmt.Fprintf(w, "state %s: run %d, %s; this run fetched %d pages\n", dir, i.Job.Runs, state, i.Fetched)
+	return err
+}
+
+// InfoOf returns what a crawl's summary says of its state: its Backend,
+// when the crawl kept its job with this package; nil otherwise.
+func InfoOf(sum crawler.Summary) *Info {
+	i, _ := sum.Backend.(*Info)
+	return i
 }

@@ -1,4 +1,4 @@
-package crawler_test
+package fleet_test
 
 import (
 	"bytes"
@@ -12,8 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/fleet"
+	"github.com/heedcrawl/heed/internal/crawltest"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/jobstate"
 	"github.com/heedcrawl/heed/redisstore/redistest"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -64,7 +69,7 @@ func TestRedisScenarioTwoProcesses(t *testing.T) {
 	for i := range procs {
 		logs[i] = &syncBuffer{}
 		c, err := crawler.New("HeedBot", append(siteOptions(site),
-			crawler.WithRedis(srv.Client(t), id),
+			crawler.WithBackend(mustFleet(t, srv.Client(t), id)),
 			crawler.WithWorkers(4),
 			crawler.WithSkipLog(logs[i]),
 		)...)
@@ -92,7 +97,7 @@ func TestRedisScenarioTwoProcesses(t *testing.T) {
 	for _, h := range []string{testweb.HostFlaky, testweb.HostSlow, testweb.HostBroken} {
 		retried[site.Host(h).Authority] = true
 	}
-	for a, n := range rc.robots {
+	for a, n := range rc.Robots {
 		if n != 1 && !retried[a] {
 			t.Errorf("%s: robots.txt requested %d times by the fleet; want once", a, n)
 		}
@@ -109,18 +114,18 @@ func TestRedisScenarioTwoProcesses(t *testing.T) {
 	checkSkipsMatchOracle(t, skipsByURL(t, readSkips(t, &merged)), exp.Skipped)
 
 	// Pacing at the servers, whichever crawler sent the requests.
-	checkPacing(t, site, testFloor)
+	checkPacing(t, site, crawltest.Floor)
 
 	// Both report the crawl-wide counts: the sum of their own.
 	var pages int64
 	for _, s := range sums {
 		pages += s.Stats.Pages
 	}
-	last := sums[0].Fleet
+	last := fleet.SummaryOf(sums[0])
 	if sums[1].Stats.Finished.After(sums[0].Stats.Finished) {
-		last = sums[1].Fleet
+		last = fleet.SummaryOf(sums[1])
 	}
-	if last == nil || last.Err != "" || last.Pages != pages || !last.Complete || last.CrawlID != id {
+	if last == nil || last.Err != "" || last.Pages != pages || !last.Done || last.CrawlID != id {
 		t.Errorf("fleet summary %+v; want %d pages, complete", last, pages)
 	}
 	if last != nil && last.Skipped[skiplog.RobotsDisallow] != int64(st.ByReason[skiplog.RobotsDisallow]) {
@@ -136,31 +141,49 @@ func TestRedisScenarioTwoProcesses(t *testing.T) {
 }
 
 // WithRedis refuses what a shared crawl cannot honour.
-func TestWithRedisRefuses(t *testing.T) {
+func TestNewRefuses(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
-	tests := []struct {
+	for _, tt := range []struct {
+		name string
+		rdb  redis.UniversalClient
+		id   string
+		opts []fleet.Option
+		want string
+	}{
+		{"bad crawl id", rdb, "a b", nil, "crawl id"},
+		{"empty crawl id", rdb, "", nil, "crawl id"},
+		{"no client", nil, "x", nil, "without a client"},
+		{"lease", rdb, "x", []fleet.Option{fleet.WithLeaseTimeout(0)}, "lease"},
+	} {
+		if _, err := fleet.New(tt.rdb, tt.id, tt.opts...); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: New = %v; want an error about %s", tt.name, err, tt.want)
+		}
+	}
+	b := mustFleet(t, rdb, "x")
+	for _, tt := range []struct {
 		name string
 		opts []crawler.Option
 		want string
 	}{
-		{"bad crawl id", []crawler.Option{crawler.WithRedis(rdb, "a b")}, "crawl id"},
-		{"empty crawl id", []crawler.Option{crawler.WithRedis(rdb, "")}, "crawl id"},
-		{"no client", []crawler.Option{crawler.WithRedis(nil, "x")}, "without a client"},
-		{"budget", []crawler.Option{crawler.WithRedis(rdb, "x"), crawler.WithMaxPages(10)}, "budget"},
-		{"per-host budget", []crawler.Option{crawler.WithRedis(rdb, "x"), crawler.WithMaxPagesPerHost(10)}, "budget"},
-		{"state", []crawler.Option{crawler.WithRedis(rdb, "x"), crawler.WithState(t.TempDir())}, "WithState"},
-		{"lease", []crawler.Option{crawler.WithRedis(rdb, "x", crawler.WithRedisLeaseTimeout(0))}, "lease"},
+		{"budget", []crawler.Option{crawler.WithBackend(b), crawler.WithMaxPages(10)}, "budget"},
+		{"per-host budget", []crawler.Option{crawler.WithBackend(b), crawler.WithMaxPagesPerHost(10)}, "budget"},
+		{"state", []crawler.Option{crawler.WithBackend(b), crawler.WithBackend(jobstate.Dir(t.TempDir()))}, "one backend"},
+	} {
+		if _, err := crawler.New("HeedBot", tt.opts...); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: crawler.New = %v; want an error about %s", tt.name, err, tt.want)
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := crawler.New("HeedBot", tt.opts...)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("New = %v; want an error about %s", err, tt.want)
-			}
-		})
+	if !regexp.MustCompile(`^heed:x:$`).MatchString(fleet.Prefix("x")) {
+		t.Errorf("Prefix = %q", fleet.Prefix("x"))
 	}
-	if !regexp.MustCompile(`^heed:x:$`).MatchString(crawler.RedisPrefix("x")) {
-		t.Errorf("RedisPrefix = %q", crawler.RedisPrefix("x"))
+}
+
+func mustFleet(t *testing.T, rdb redis.UniversalClient, id string, opts ...fleet.Option) *fleet.Fleet {
+	t.Helper()
+	b, err := fleet.New(rdb, id, opts...)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return b
 }

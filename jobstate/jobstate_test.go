@@ -1,4 +1,4 @@
-package crawler_test
+package jobstate_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/jobstate"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
@@ -23,7 +24,7 @@ import (
 // summary.
 func stateRun(t *testing.T, site *testweb.Site, dir string, stopAfter int64, extra ...crawler.Option) crawler.Summary {
 	t.Helper()
-	opts := append(append(siteOptions(site), crawler.WithState(dir)), extra...)
+	opts := append(append(siteOptions(site), crawler.WithBackend(jobstate.Dir(dir))), extra...)
 	c, err := crawler.New("HeedBot", opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -64,11 +65,11 @@ func TestStatePauseAndResumeMatchesTheOracle(t *testing.T) {
 	var sums []crawler.Summary
 	for _, stop := range []int64{6, 12} {
 		sum := stateRun(t, site, dir, stop)
-		if !sum.Interrupted || sum.State == nil || sum.State.Job.Complete || sum.State.Job.Running {
-			t.Fatalf("paused run: interrupted %v, state %+v", sum.Interrupted, sum.State)
+		if !sum.Interrupted || jobstate.InfoOf(sum) == nil || jobstate.InfoOf(sum).Job.Complete || jobstate.InfoOf(sum).Job.Running {
+			t.Fatalf("paused run: interrupted %v, state %+v", sum.Interrupted, jobstate.InfoOf(sum))
 		}
 		sums = append(sums, sum)
-		t.Logf("run %d paused after %d pages in all, %d queued", sum.State.Job.Runs, sum.Stats.Pages, sum.Stats.Waiting)
+		t.Logf("run %d paused after %d pages in all, %d queued", jobstate.InfoOf(sum).Job.Runs, sum.Stats.Pages, sum.Stats.Waiting)
 	}
 	for _, r := range readSkipLog(t, filepath.Join(dir, "skipped.jsonl")) {
 		if r.Reason == skiplog.Interrupted {
@@ -76,8 +77,8 @@ func TestStatePauseAndResumeMatchesTheOracle(t *testing.T) {
 		}
 	}
 	final := stateRun(t, site, dir, 0)
-	if final.Interrupted || !final.State.Job.Complete || final.State.Job.Runs != 3 || final.State.WasComplete {
-		t.Fatalf("final run: interrupted %v, state %+v", final.Interrupted, final.State)
+	if final.Interrupted || !jobstate.InfoOf(final).Job.Complete || jobstate.InfoOf(final).Job.Runs != 3 || jobstate.InfoOf(final).WasComplete {
+		t.Fatalf("final run: interrupted %v, state %+v", final.Interrupted, jobstate.InfoOf(final))
 	}
 
 	exp := site.Expected("HeedBot")
@@ -90,8 +91,8 @@ func TestStatePauseAndResumeMatchesTheOracle(t *testing.T) {
 	// resumed runs use the stored files. (The flaky host's is fetched
 	// until it recovers, the slow host's until heed gives up.)
 	for _, name := range []string{testweb.HostMain, testweb.HostDelay, testweb.HostNoRobots} {
-		if a := site.Host(name).Authority; rc.robots[a] != 1 {
-			t.Errorf("%s: robots.txt fetched %d times over three runs, want 1", name, rc.robots[a])
+		if a := site.Host(name).Authority; rc.Robots[a] != 1 {
+			t.Errorf("%s: robots.txt fetched %d times over three runs, want 1", name, rc.Robots[a])
 		}
 	}
 	// The statistics add up over the runs.
@@ -106,8 +107,8 @@ func TestStatePauseAndResumeMatchesTheOracle(t *testing.T) {
 	// A complete job run again does nothing.
 	before := len(site.Hits())
 	again := stateRun(t, site, dir, 0)
-	if !again.State.WasComplete || !again.State.Job.Complete || again.Interrupted {
-		t.Errorf("run on a complete state: %+v", again.State)
+	if !jobstate.InfoOf(again).WasComplete || !jobstate.InfoOf(again).Job.Complete || again.Interrupted {
+		t.Errorf("run on a complete state: %+v", jobstate.InfoOf(again))
 	}
 	if n := len(site.Hits()); n != before {
 		t.Errorf("a complete job fetched %d more URLs", n-before)
@@ -152,9 +153,9 @@ func TestStateOptionsConflict(t *testing.T) {
 	for name, opt := range map[string]crawler.Option{
 		"skip log":    crawler.WithSkipLog(&bytes.Buffer{}),
 		"frontier":    crawler.WithFrontier(frontier.NewMemory()),
-		"state store": crawler.WithStateStore((*crawler.DirState)(nil)),
+		"state store": crawler.WithBackend(jobstate.New((*jobstate.DirState)(nil))),
 	} {
-		if _, err := crawler.New("HeedBot", crawler.WithState(dir), opt); err == nil {
+		if _, err := crawler.New("HeedBot", crawler.WithBackend(jobstate.Dir(dir)), opt); err == nil {
 			t.Errorf("WithState and %s accepted together", name)
 		}
 	}
@@ -162,18 +163,18 @@ func TestStateOptionsConflict(t *testing.T) {
 
 func TestStateIsLocked(t *testing.T) {
 	dir := t.TempDir()
-	s, err := crawler.OpenDirState(dir)
+	s, err := jobstate.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, err = crawler.OpenDirState(dir)
-	var busy *crawler.StateBusyError
+	_, err = jobstate.Open(dir)
+	var busy *jobstate.BusyError
 	if !errors.As(err, &busy) || busy.PID != os.Getpid() {
-		t.Fatalf("second open: %v, want a StateBusyError naming this process", err)
+		t.Fatalf("second open: %v, want a BusyError naming this process", err)
 	}
-	if _, err := crawler.ReadState(dir); !errors.As(err, &busy) {
-		t.Errorf("ReadState of a state in use: %v, want a StateBusyError", err)
+	if _, err := jobstate.Read(dir); !errors.As(err, &busy) {
+		t.Errorf("Read of a state in use: %v, want a BusyError", err)
 	}
 }
 
@@ -182,8 +183,8 @@ func TestStateIsLocked(t *testing.T) {
 // are known, and no URL gets a second record.
 func TestStateSkipLogRepairAndDedupe(t *testing.T) {
 	dir := t.TempDir()
-	open := func() *crawler.DirState {
-		s, err := crawler.OpenDirState(dir)
+	open := func() *jobstate.DirState {
+		s, err := jobstate.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +232,7 @@ func TestStateSkipLogRepairAndDedupe(t *testing.T) {
 // A crawl with a state pauses when its context is cancelled and resumes
 // when it is run again on the same directory; a finished one does nothing
 // more. (bookshop is the site of the package example.)
-func ExampleWithState() {
+func ExampleDir() {
 	site := bookshop()
 	defer site.Close()
 	dir, err := os.MkdirTemp("", "heed-state-")
@@ -241,7 +242,7 @@ func ExampleWithState() {
 	defer os.RemoveAll(dir)
 
 	crawl := func(ctx context.Context) crawler.Summary {
-		c, err := crawler.New("ExampleBot", crawler.WithDelay(10*time.Millisecond), crawler.WithState(dir))
+		c, err := crawler.New("ExampleBot", crawler.WithDelay(10*time.Millisecond), crawler.WithBackend(jobstate.Dir(dir)))
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -257,7 +258,7 @@ func ExampleWithState() {
 	for _, ctx := range []context.Context{paused, context.Background(), context.Background()} {
 		sum := crawl(ctx)
 		fmt.Printf("run %d: complete %v, pages %d, skipped %d\n",
-			sum.State.Job.Runs, sum.State.Job.Complete, sum.Stats.Pages, sum.Skipped.Total)
+			jobstate.InfoOf(sum).Job.Runs, jobstate.InfoOf(sum).Job.Complete, sum.Stats.Pages, sum.Skipped.Total)
 	}
 	// Output:
 	// run 1: complete false, pages 0, skipped 0

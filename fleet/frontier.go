@@ -1,4 +1,4 @@
-package crawler
+package fleet
 
 import (
 	"context"
@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
 	"github.com/heedcrawl/heed/politeness/redispacer"
 	"github.com/heedcrawl/heed/redisstore"
 )
-
-// errNotQueued is wrapped by the error of a Push that a stopping process
-// gave up on while Redis was unreachable: the URL was not queued, and is
-// skip-logged as interrupted so that it is still accounted for.
-var errNotQueued = errors.New("not queued: redis unavailable while the process stopped")
 
 // fleetFrontier is the Redis frontier as a crawl process uses it: a call
 // that fails because Redis is unreachable is made again, after a wait,
@@ -54,7 +50,7 @@ func (w *fleetFrontier) Push(ctx context.Context, req *frontier.Request) (fronti
 		return err
 	})
 	if errors.Is(err, redisstore.ErrUnavailable) {
-		return frontier.Rejected, fmt.Errorf("%w: %w", errNotQueued, err)
+		return frontier.Rejected, fmt.Errorf("%w: redis unavailable: %w", crawler.ErrNotQueued, err)
 	}
 	return res, err
 }

@@ -1,4 +1,4 @@
-package crawler
+package jobstate
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/durable"
 	"github.com/heedcrawl/heed/middleware"
@@ -20,9 +21,9 @@ import (
 //
 //	DIR/lock            held (flock) by the crawl using the state; holds its pid
 //	DIR/frontier/       the durable frontier (package frontier/durable), whose
-//	                    meta space holds the crawler's records, as JSON:
-//	  job               the JobState: runs, running, complete, seeds
-//	  stats             the statistics (a Snapshot), saved every second
+//	                    meta space holds the job's records, as JSON:
+//	  job               the Job: runs, running, complete, seeds
+//	  stats             the statistics (a crawler.Snapshot), saved every second
 //	  robots/AUTHORITY  the last robots.txt fetch (a middleware.RobotsRecord)
 //	  pace/AUTHORITY    the pacing (a politeness.AuthorityState), every second
 //	  budget/SEQ        a page admitted by the budget: its authority
@@ -56,31 +57,31 @@ const (
 	metaBudget = "budget/"
 )
 
-// StateBusyError says that another process is using a state directory.
-type StateBusyError struct {
+// BusyError says that another process is using a state directory.
+type BusyError struct {
 	Dir string
 	// PID is the process holding it, when it wrote its pid; 0 otherwise.
 	PID int
 }
 
 // Error names the directory and the process holding it.
-func (e *StateBusyError) Error() string {
+func (e *BusyError) Error() string {
 	who := "another heed process"
 	if e.PID > 0 {
 		who += " (pid " + strconv.Itoa(e.PID) + ")"
 	}
-	return fmt.Sprintf("crawler: the state %s is in use by %s; wait for it to stop, or use another directory", e.Dir, who)
+	return fmt.Sprintf("jobstate: the state %s is in use by %s; wait for it to stop, or use another directory", e.Dir, who)
 }
 
-// OpenDirState opens the state in dir, creating the directory if needed,
-// and locks it for this process. It fails with a *StateBusyError while
+// Open opens the state in dir, creating the directory if needed,
+// and locks it for this process. It fails with a *BusyError while
 // another process has it. The frontier is opened by OpenFrontier.
-func OpenDirState(dir string) (*DirState, error) {
+func Open(dir string) (*DirState, error) {
 	if dir == "" {
-		return nil, errors.New("crawler: empty state directory")
+		return nil, errors.New("jobstate: empty state directory")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("crawler: state: %w", err)
+		return nil, fmt.Errorf("jobstate: state: %w", err)
 	}
 	lock, err := lockState(dir, true)
 	if err != nil {
@@ -105,19 +106,19 @@ func lockState(dir string, exclusive bool) (*os.File, error) {
 	}
 	f, err := os.OpenFile(filepath.Join(dir, stateLockName), flag, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("crawler: state: %w", err)
+		return nil, fmt.Errorf("jobstate: state: %w", err)
 	}
 	held, err := lockFile(f, exclusive)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("crawler: state: lock %s: %w", f.Name(), err)
+		return nil, fmt.Errorf("jobstate: state: lock %s: %w", f.Name(), err)
 	}
 	if held {
 		b := make([]byte, 32)
 		n, _ := f.ReadAt(b, 0)
 		pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
 		f.Close()
-		return nil, &StateBusyError{Dir: dir, PID: pid}
+		return nil, &BusyError{Dir: dir, PID: pid}
 	}
 	return f, nil
 }
@@ -130,15 +131,15 @@ func (s *DirState) OpenFrontier(opts ...frontier.Option) (frontier.Frontier, err
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.front != nil {
-		return nil, errors.New("crawler: state: frontier already open")
+		return nil, errors.New("jobstate: state: frontier already open")
 	}
 	f, err := durable.Open(filepath.Join(s.dir, stateFrontierName), opts...)
 	if err != nil {
 		var oe *durable.OrderError
 		if errors.As(err, &oe) {
-			return nil, fmt.Errorf("crawler: the state %s was made by a crawl with another queue order (depth-first or not); use the same order to resume it: %w", s.dir, err)
+			return nil, fmt.Errorf("jobstate: the state %s was made by a crawl with another queue order (depth-first or not); use the same order to resume it: %w", s.dir, err)
 		}
-		return nil, fmt.Errorf("crawler: state: %w", err)
+		return nil, fmt.Errorf("jobstate: state: %w", err)
 	}
 	s.front = f
 	return f, nil
@@ -148,7 +149,7 @@ func (s *DirState) frontier() (*durable.Frontier, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.front == nil {
-		return nil, errors.New("crawler: state: the frontier is not open")
+		return nil, errors.New("jobstate: state: the frontier is not open")
 	}
 	return s.front, nil
 }
@@ -167,7 +168,7 @@ func (s *DirState) getJSON(key string, v any) (found bool, err error) {
 		return false, err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("crawler: state %s: %s: %w", s.dir, key, err)
+		return false, fmt.Errorf("jobstate: state %s: %s: %w", s.dir, key, err)
 	}
 	return true, nil
 }
@@ -185,8 +186,8 @@ func (s *DirState) putJSON(key string, v any) error {
 }
 
 // Job returns the job record.
-func (s *DirState) Job() (JobState, error) {
-	var j JobState
+func (s *DirState) Job() (Job, error) {
+	var j Job
 	_, err := s.getJSON(metaJob, &j)
 	return j, err
 }
@@ -200,7 +201,7 @@ func (s *DirState) ForEachRobots(fn func(*middleware.RobotsRecord) error) error 
 	return f.ForEachMeta(metaRobots, func(key string, v []byte) error {
 		var rec middleware.RobotsRecord
 		if err := json.Unmarshal(v, &rec); err != nil {
-			return fmt.Errorf("crawler: state %s: %s: %w", s.dir, key, err)
+			return fmt.Errorf("jobstate: state %s: %s: %w", s.dir, key, err)
 		}
 		return fn(&rec)
 	})
@@ -221,7 +222,7 @@ func (s *DirState) Pacing() (map[string]politeness.AuthorityState, error) {
 	err = f.ForEachMeta(metaPace, func(key string, v []byte) error {
 		var st politeness.AuthorityState
 		if err := json.Unmarshal(v, &st); err != nil {
-			return fmt.Errorf("crawler: state %s: %s: %w", s.dir, key, err)
+			return fmt.Errorf("jobstate: state %s: %s: %w", s.dir, key, err)
 		}
 		out[strings.TrimPrefix(key, metaPace)] = st
 		return nil
@@ -239,7 +240,7 @@ func (s *DirState) Budget() (map[uint64]string, error) {
 	err = f.ForEachMeta(metaBudget, func(key string, v []byte) error {
 		seq, err := strconv.ParseUint(strings.TrimPrefix(key, metaBudget), 16, 64)
 		if err != nil {
-			return fmt.Errorf("crawler: state %s: bad budget key %q", s.dir, key)
+			return fmt.Errorf("jobstate: state %s: bad budget key %q", s.dir, key)
 		}
 		out[seq] = string(v)
 		return nil
@@ -257,8 +258,8 @@ func (s *DirState) SaveBudget(seq uint64, authority string) error {
 }
 
 // Stats returns the stored statistics, or nil.
-func (s *DirState) Stats() (*Snapshot, error) {
-	var snap Snapshot
+func (s *DirState) Stats() (*crawler.Snapshot, error) {
+	var snap crawler.Snapshot
 	found, err := s.getJSON(metaStats, &snap)
 	if !found || err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package crawler
+package fleet
 
 import (
 	"context"
@@ -70,8 +70,8 @@ func (fc *fleetCounters) fetched(authority string, status, bytes int) {
 	fc.add(counterEvent{kind: 'f', authority: authority, status: status, n: int64(bytes)})
 }
 
-func (fc *fleetCounters) skipped(rec *skiplog.Record) {
-	fc.add(counterEvent{kind: 's', authority: rec.Authority, name: string(rec.Reason)})
+func (fc *fleetCounters) skipped(authority string, reason skiplog.Reason) {
+	fc.add(counterEvent{kind: 's', authority: authority, name: string(reason)})
 }
 
 func (fc *fleetCounters) named(name string, n int64) {

@@ -1,4 +1,4 @@
-package crawler
+package jobstate
 
 import (
 	"encoding/json"
@@ -10,22 +10,24 @@ import (
 	"sort"
 	"time"
 
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/feed"
 	"github.com/heedcrawl/heed/frontier/durable"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-// StateReport is what a state directory says about its crawl: `heed
+// Report is what a state directory says about its crawl: `heed
 // status` prints it.
-type StateReport struct {
+type Report struct {
 	Dir string `json:"dir"`
 	// Job is the job record; Job.Running while no process holds the
 	// state means the last run was killed.
-	Job JobState `json:"job"`
+	Job Job `json:"job"`
 	// Stats are the statistics as last stored (up to a second old after a
 	// crash); nil before the first checkpoint.
-	Stats *Snapshot `json:"stats,omitempty"`
+	Stats *crawler.Snapshot `json:"stats,omitempty"`
 	// Frontier is the frontier's status: counts, queue size and hold per
 	// authority, and leases (requests in flight when the last process
 	// stopped, which the next run fetches again).
@@ -55,48 +57,48 @@ type RobotsReport struct {
 	RetryAt      time.Time `json:"retry_at,omitzero"`
 }
 
-// ErrNotState is returned by ReadState for a directory that holds no
+// ErrNotState is returned by Read for a directory that holds no
 // crawl state.
 var ErrNotState = errors.New("not a heed crawl state (no crawl has run with this directory as its --state)")
 
-// ReadState reads the state in dir without changing it, while no crawl
-// uses it: a crawl running on it gives a *StateBusyError. A state left by
+// Read reads the state in dir without changing it, while no crawl
+// uses it: a crawl running on it gives a *BusyError. A state left by
 // a killed process is read as the next run will find it.
-func ReadState(dir string) (*StateReport, error) {
+func Read(dir string) (*Report, error) {
 	lock, err := lockState(dir, false)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("crawler: %s: %w", dir, ErrNotState)
+			return nil, fmt.Errorf("jobstate: %s: %w", dir, ErrNotState)
 		}
 		return nil, err
 	}
 	defer lock.Close()
 	if _, err := os.Stat(filepath.Join(dir, stateFrontierName)); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("crawler: %s: %w", dir, ErrNotState)
+			return nil, fmt.Errorf("jobstate: %s: %w", dir, ErrNotState)
 		}
-		return nil, fmt.Errorf("crawler: state: %w", err)
+		return nil, fmt.Errorf("jobstate: state: %w", err)
 	}
 	rd, err := durable.OpenReader(filepath.Join(dir, stateFrontierName))
 	if err != nil {
-		return nil, fmt.Errorf("crawler: state: %w", err)
+		return nil, fmt.Errorf("jobstate: state: %w", err)
 	}
 	defer rd.Close()
-	rep := &StateReport{Dir: dir}
+	rep := &Report{Dir: dir}
 	if rep.Frontier, err = rd.Status(); err != nil {
-		return nil, fmt.Errorf("crawler: state: %w", err)
+		return nil, fmt.Errorf("jobstate: state: %w", err)
 	}
 	if b, err := rd.GetMeta(metaJob); err == nil {
 		if err := json.Unmarshal(b, &rep.Job); err != nil {
-			return nil, fmt.Errorf("crawler: state %s: job: %w", dir, err)
+			return nil, fmt.Errorf("jobstate: state %s: job: %w", dir, err)
 		}
 	} else if !errors.Is(err, durable.ErrMetaNotFound) {
 		return nil, err
 	}
 	if b, err := rd.GetMeta(metaStats); err == nil {
-		rep.Stats = new(Snapshot)
+		rep.Stats = new(crawler.Snapshot)
 		if err := json.Unmarshal(b, rep.Stats); err != nil {
-			return nil, fmt.Errorf("crawler: state %s: stats: %w", dir, err)
+			return nil, fmt.Errorf("jobstate: state %s: stats: %w", dir, err)
 		}
 	} else if !errors.Is(err, durable.ErrMetaNotFound) {
 		return nil, err
@@ -104,7 +106,7 @@ func ReadState(dir string) (*StateReport, error) {
 	err = rd.ForEachMeta(metaRobots, func(key string, v []byte) error {
 		var rec middleware.RobotsRecord
 		if err := json.Unmarshal(v, &rec); err != nil {
-			return fmt.Errorf("crawler: state %s: %s: %w", dir, key, err)
+			return fmt.Errorf("jobstate: state %s: %s: %w", dir, key, err)
 		}
 		rr := RobotsReport{
 			Authority: rec.Authority, URL: rec.URL, State: rec.State, Status: rec.Status, FetchedAt: rec.FetchedAt,
@@ -137,23 +139,23 @@ func readSkipSummary(path string) (skiplog.Summary, error) {
 		return sum, nil
 	}
 	if err != nil {
-		return sum, fmt.Errorf("crawler: skip log: %w", err)
+		return sum, fmt.Errorf("jobstate: skip log: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return sum, fmt.Errorf("crawler: skip log: %w", err)
+		return sum, fmt.Errorf("jobstate: skip log: %w", err)
 	}
-	end, err := linesEnd(f, fi.Size())
+	end, err := feed.LinesEnd(f, fi.Size())
 	if err != nil {
-		return sum, fmt.Errorf("crawler: skip log: %w", err)
+		return sum, fmt.Errorf("jobstate: skip log: %w", err)
 	}
 	err = skiplog.Read(io.LimitReader(f, end), func(r *skiplog.Record) error {
 		sum.Add(r)
 		return nil
 	})
 	if err != nil {
-		return sum, fmt.Errorf("crawler: skip log %s is damaged: %w", path, err)
+		return sum, fmt.Errorf("jobstate: skip log %s is damaged: %w", path, err)
 	}
 	return sum, nil
 }

@@ -1,13 +1,14 @@
-package crawler
+package jobstate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sync"
 
+	"github.com/heedcrawl/heed/feed"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -34,7 +35,7 @@ type fileSkips struct {
 func openFileSkips(path string) (*fileSkips, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("crawler: skip log: %w", err)
+		return nil, fmt.Errorf("jobstate: skip log: %w", err)
 	}
 	s := &fileSkips{path: path, f: f, seen: make(map[frontier.Fingerprint]uint8), reasons: append([]skiplog.Reason(nil), skiplog.Reasons...)}
 	if err := s.load(); err != nil {
@@ -46,18 +47,18 @@ func openFileSkips(path string) (*fileSkips, error) {
 }
 
 func (s *fileSkips) load() error {
-	if _, err := repairTail(s.f, false); err != nil {
-		return fmt.Errorf("crawler: skip log %s: %w", s.path, err)
+	if _, err := feed.RepairTail(s.f, false); err != nil {
+		return fmt.Errorf("jobstate: skip log %s: %w", s.path, err)
 	}
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("crawler: skip log %s: %w", s.path, err)
+		return fmt.Errorf("jobstate: skip log %s: %w", s.path, err)
 	}
 	err := skiplog.Read(s.f, func(rec *skiplog.Record) error {
 		s.note(rec)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("crawler: skip log %s is damaged: %w", s.path, err)
+		return fmt.Errorf("jobstate: skip log %s is damaged: %w", s.path, err)
 	}
 	return nil
 }
@@ -86,7 +87,7 @@ func (s *fileSkips) note(rec *skiplog.Record) {
 // Write appends rec with an fsync, unless its URL has a record.
 func (s *fileSkips) Write(rec *skiplog.Record) (bool, error) {
 	if rec == nil {
-		return false, errors.New("crawler: nil skip record")
+		return false, errors.New("jobstate: nil skip record")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -127,86 +128,9 @@ func (s *fileSkips) Close() error {
 }
 
 func cloneSummary(s skiplog.Summary) skiplog.Summary {
-	c := skiplog.Summary{Total: s.Total, Failed: s.Failed, ByReason: cloneMap(s.ByReason), ByAuthority: make(map[string]map[skiplog.Reason]int, len(s.ByAuthority))}
+	c := skiplog.Summary{Total: s.Total, Failed: s.Failed, ByReason: maps.Clone(s.ByReason), ByAuthority: make(map[string]map[skiplog.Reason]int, len(s.ByAuthority))}
 	for a, m := range s.ByAuthority {
-		c.ByAuthority[a] = cloneMap(m)
+		c.ByAuthority[a] = maps.Clone(m)
 	}
 	return c
-}
-
-// repairTail truncates f after its last whole record, so that a record a
-// killed process was writing does not spoil the next run's: records end
-// with a newline, and in CSV (quoted) a newline inside quotes does not end
-// one. It returns the number of bytes dropped. (feed.RepairTail; the
-// state's skip log keeps its own until the state leaves the engine.) Resume repairs a feed
-// with it, and a job's state its skip log.
-func repairTail(f *os.File, quoted bool) (int64, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	size := fi.Size()
-	if size == 0 {
-		return 0, nil
-	}
-	var end int64
-	if quoted {
-		end, err = csvRecordsEnd(f, size)
-	} else {
-		end, err = linesEnd(f, size)
-	}
-	if err != nil || end == size {
-		return 0, err
-	}
-	if err := f.Truncate(end); err != nil {
-		return 0, err
-	}
-	return size - end, nil
-}
-
-// linesEnd returns the offset just past the last newline of f, reading
-// backwards from its end.
-func linesEnd(f *os.File, size int64) (int64, error) {
-	buf := make([]byte, 64<<10)
-	for hi := size; hi > 0; {
-		lo := max(0, hi-int64(len(buf)))
-		b := buf[:hi-lo]
-		if _, err := f.ReadAt(b, lo); err != nil && err != io.EOF {
-			return 0, err
-		}
-		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-			return lo + int64(i) + 1, nil
-		}
-		hi = lo
-	}
-	return 0, nil
-}
-
-// csvRecordsEnd returns the offset just past the last newline of f that
-// is outside quotes. A CSV writer doubles every quote inside a quoted
-// field, so the count of quotes before a byte is odd exactly when the byte
-// is inside a quoted field.
-func csvRecordsEnd(f *os.File, size int64) (int64, error) {
-	buf := make([]byte, 64<<10)
-	var end, off int64
-	inQuotes := false
-	for off < size {
-		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
-		for i, c := range buf[:n] {
-			switch {
-			case c == '"':
-				inQuotes = !inQuotes
-			case c == '\n' && !inQuotes:
-				end = off + int64(i) + 1
-			}
-		}
-		off += int64(n)
-		if err != nil && err != io.EOF {
-			return 0, err
-		}
-		if n == 0 {
-			break
-		}
-	}
-	return end, nil
 }

@@ -1,0 +1,94 @@
+package crawler
+
+import (
+	"context"
+	"sync"
+
+	"github.com/heedcrawl/heed/frontier"
+)
+
+// follows buffers the links a page's callbacks follow, so that they are
+// pushed at once when the callbacks are done: with a durable frontier one
+// write and one fsync for the page instead of one per link, and all of
+// them on disk before the page is done.
+type follows struct {
+	mu   sync.Mutex
+	open map[*frontier.Request]*pageLinks
+}
+
+// pageLinks are the links of one page waiting to be pushed, and the count
+// of those dropped over the page's link limit.
+type pageLinks struct {
+	reqs    []*frontier.Request
+	dropped int64
+}
+
+// follow queues a link found on parent's page: into parent's buffer while
+// its callbacks run (at most the link limit; the rest are counted), at
+// once otherwise (a callback that kept a Response).
+func (r *run) follow(ctx context.Context, parent, req *frontier.Request) {
+	f := &r.follows
+	f.mu.Lock()
+	if buf, ok := f.open[parent]; ok {
+		if len(buf.reqs) >= r.cfg.maxLinks {
+			buf.dropped++
+		} else {
+			buf.reqs = append(buf.reqs, req)
+		}
+		f.mu.Unlock()
+		return
+	}
+	f.mu.Unlock()
+	r.enqueue(ctx, req)
+}
+
+// collectFollows starts buffering parent's links.
+func (r *run) collectFollows(parent *frontier.Request) {
+	f := &r.follows
+	f.mu.Lock()
+	if f.open == nil {
+		f.open = make(map[*frontier.Request]*pageLinks)
+	}
+	f.open[parent] = &pageLinks{}
+	f.mu.Unlock()
+}
+
+// flushFollows pushes parent's buffered links.
+func (r *run) flushFollows(ctx context.Context, parent *frontier.Request) {
+	f := &r.follows
+	f.mu.Lock()
+	buf := f.open[parent]
+	delete(f.open, parent)
+	f.mu.Unlock()
+	if buf == nil {
+		return
+	}
+	if buf.dropped > 0 {
+		r.stats.linksCapped(buf.dropped)
+		r.cfg.logger.Warn("links over the page's limit not followed", "url", parent.URL,
+			"followed", len(buf.reqs), "not_followed", buf.dropped, "limit", r.cfg.maxLinks)
+	}
+	r.enqueueAll(ctx, buf.reqs)
+}
+
+// batchPusher is a frontier that pushes many requests at once
+// (durable.Frontier).
+type batchPusher interface {
+	PushBatch(ctx context.Context, reqs []*frontier.Request) ([]frontier.PushResult, []error)
+}
+
+// enqueueAll pushes requests, in one batch when the frontier can, and
+// accounts for each as enqueue does.
+func (r *run) enqueueAll(ctx context.Context, reqs []*frontier.Request) {
+	bp, ok := r.front.(batchPusher)
+	if !ok || len(reqs) < 2 {
+		for _, req := range reqs {
+			r.enqueue(ctx, req)
+		}
+		return
+	}
+	res, errs := bp.PushBatch(ctx, reqs)
+	for i, req := range reqs {
+		r.pushed(req, res[i], errs[i])
+	}
+}

@@ -1,0 +1,471 @@
+// Package fleet shares one crawl among several heed processes, on one
+// machine or many, through one Redis database: with
+// crawler.WithBackend(b), b made by New, a crawler is one process of the
+// crawl. The crawl has:
+//
+//   - One frontier (package frontier/redisfrontier): one queue and one
+//     seen set for the crawl, the scope check as its admission, and leases
+//     per authority across the fleet. A request handed out is leased and
+//     the lease renewed while the process works on it; the requests of a
+//     process that dies come back after the lease timeout, for another
+//     process to fetch.
+//   - One pacer (package politeness/redispacer), which is also the
+//     frontier's gate: an authority's requests are spaced fleet-wide,
+//     whichever process sends them, with one request in flight per
+//     authority with an interval.
+//   - One robots.txt cache: one process fetches an authority's robots.txt
+//     while the others wait for its record and decide by the same file.
+//   - Crawl-wide counters of pages, bytes, statuses and skips, summed over
+//     the processes (the Summary, as crawler.Summary.Backend).
+//
+// # The model
+//
+// Each process writes its own skip log (crawler.WithSkipLog); heed skiplog merge
+// (skiplog.Merge) combines them. A process that stops (its context is
+// cancelled) finishes its requests in flight and leaves the queue to the
+// others: its URLs are not skip-logged as interrupted. While Redis is
+// unreachable or restarting, processes wait and retry with backoff and
+// keep what they hold (leases are renewed, unqueued links are pushed
+// again), and say so in the log. A Redis that restarts must persist its
+// data (an append-only file) for the crawl to survive it.
+//
+// # What it does not do
+//
+// A page budget (WithMaxPages, WithMaxPagesPerHost) is not shared and is
+// refused; a durable state (package jobstate) and a shared crawl are two
+// backends, and a crawl has one. The Redis store, its robots.txt cache
+// and counters are package redisstore's; the queue is
+// frontier/redisfrontier's and the pacing politeness/redispacer's: this
+// package makes a crawl's backend of them.
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/politeness/redispacer"
+	"github.com/heedcrawl/heed/redisstore"
+	"github.com/heedcrawl/heed/skiplog"
+	"github.com/redis/go-redis/v9"
+)
+
+// DefaultLeaseTimeout is how long a shared crawl's lease on a request,
+// and its pacer's slot for a request in flight, last without renewal
+// (WithLeaseTimeout).
+const DefaultLeaseTimeout = 30 * time.Second
+
+// Option is an optional setting of a shared crawl, passed to New.
+type Option func(*config)
+
+type config struct {
+	client   redis.UniversalClient
+	crawlID  string
+	lease    time.Duration
+	retryFor time.Duration
+	logger   *slog.Logger
+}
+
+// Fleet is the backend of one process of the crawl named crawlID in a
+// Redis database (New); give it to crawler.WithBackend.
+type Fleet struct{ cfg *config }
+
+// New returns the backend that makes a crawler one process of the crawl
+// named crawlID in the Redis database rdb is connected to; every process
+// of the crawl uses the same crawlID and the same settings. The crawl's
+// keys start with Prefix(crawlID). A crawl id is letters, digits, '.', '_'
+// and '-', at most 100 of them. The client is the caller's to close, after
+// Run.
+func New(rdb redis.UniversalClient, crawlID string, opts ...Option) (*Fleet, error) {
+	rc := &config{client: rdb, crawlID: crawlID, lease: DefaultLeaseTimeout, retryFor: redisstore.DefaultRetryFor}
+	for _, o := range opts {
+		if o != nil {
+			o(rc)
+		}
+	}
+	switch {
+	case rc.client == nil:
+		return nil, errors.New("fleet: New without a client")
+	case !crawlIDPattern.MatchString(rc.crawlID):
+		return nil, fmt.Errorf("fleet: crawl id %q: use letters, digits, '.', '_' and '-' (at most 100)", rc.crawlID)
+	case rc.lease <= 0:
+		return nil, fmt.Errorf("fleet: lease timeout %v is not positive", rc.lease)
+	}
+	return &Fleet{cfg: rc}, nil
+}
+
+// Check refuses a page budget, which would be per process.
+func (b *Fleet) Check(j *crawler.Job) error {
+	if j.Budget {
+		return errors.New("fleet: a page budget (WithMaxPages, WithMaxPagesPerHost) is per process and cannot be shared through Redis")
+	}
+	return nil
+}
+
+// Open makes the process's store, pacer, robots.txt cache, counters and
+// frontier.
+func (b *Fleet) Open(j *crawler.Job) (crawler.Session, error) {
+	return openFleet(b.cfg, j)
+}
+
+// WithLeaseTimeout sets how long a lease on a request and a pacer
+// slot last unless renewed (default DefaultLeaseTimeout): how long
+// the requests of a process that died stay out before another process
+// takes them, and how long its slot holds its authority.
+func WithLeaseTimeout(d time.Duration) Option {
+	return func(c *config) { c.lease = d }
+}
+
+// WithRedisRetryFor sets how long one call to Redis keeps retrying while
+// Redis is unreachable before the crawler hears of it (default 1 minute;
+// see redisstore.WithRetryFor). The crawler then waits and tries again
+// for as long as it runs; this only sets how often it says so.
+func WithRetryFor(d time.Duration) Option {
+	return func(c *config) { c.retryFor = d }
+}
+
+// WithLogger sets the logger for what the shared crawl has to say:
+// Redis becoming unreachable and reachable again, what the process does
+// meanwhile, lost leases (default: the crawler's logger,
+// crawler.WithLogger).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+var crawlIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+
+// Prefix returns the key prefix of the crawl named crawlID.
+func Prefix(crawlID string) string { return "heed:" + crawlID + ":" }
+
+// fleet is a run's side of a shared crawl: the store and what is made
+// from it. It is the run's crawler.Session.
+type fleet struct {
+	cfg      *config
+	j        *crawler.Job
+	skips    *skiplog.Writer
+	log      *slog.Logger
+	store    *redisstore.Store
+	pacer    *redispacer.Pacer
+	front    *redisfrontier.Frontier
+	wrapped  *fleetFrontier
+	robots   *redisstore.RobotsCache
+	counters *fleetCounters
+
+	stop chan struct{} // closed when the process stops taking work
+
+	mu             sync.Mutex
+	queued, leased int // the crawl's, as last read
+	down           time.Time
+
+	cancel    context.CancelFunc
+	bg        sync.WaitGroup
+	once      sync.Once
+	closeOnce sync.Once
+}
+
+// openFleet makes the store, the pacer and the frontier.
+func openFleet(rc *config, j *crawler.Job) (*fleet, error) {
+	log := rc.logger
+	if log == nil {
+		log = j.Logger
+	}
+	store, err := redisstore.NewStore(rc.client, Prefix(rc.crawlID),
+		redisstore.WithLogger(log), redisstore.WithRetryFor(rc.retryFor))
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	pacer, err := redispacer.New(store,
+		redispacer.WithPacing(j.Pacing...),
+		redispacer.WithSlotTimeout(rc.lease),
+		redispacer.WithLogger(log),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	f := &fleet{cfg: rc, j: j, log: log, store: store, pacer: pacer, skips: crawler.NewSkipWriter(j),
+		robots: redisstore.NewRobotsCache(store), stop: make(chan struct{})}
+	f.counters = newFleetCounters(redisstore.NewCounters(store), f)
+	// Opening reads the crawl's settings in Redis; New has no context, so
+	// the wait is bounded by the store's retry budget instead.
+	ctx, cancel := context.WithTimeout(context.Background(), rc.retryFor+10*time.Second)
+	defer cancel()
+	fr, err := redisfrontier.NewFrontier(ctx, store, redisfrontier.WithLeaseTimeout(rc.lease),
+		redisfrontier.WithFrontierOptions(append(j.Frontier, frontier.WithGate(pacer))...))
+	if err != nil {
+		pacer.Close()
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	f.front, f.wrapped = fr, &fleetFrontier{Frontier: fr, fl: f}
+	return f, nil
+}
+
+// Pacer is the fleet-wide pacer, as the crawl uses it (fleetPacer).
+func (f *fleet) Pacer() crawler.Pacer { return fleetPacer{Pacer: f.pacer, fl: f} }
+
+// Frontier is the crawl's frontier in Redis, waiting out Redis outages.
+func (f *fleet) Frontier() frontier.Frontier { return f.wrapped }
+
+// Chain shares the robots.txt cache: one process fetches an authority's
+// robots.txt while the others wait for its record.
+func (f *fleet) Chain(robots *middleware.RobotsPolicy, _ *middleware.Budget) {
+	robots.Shared = f.robots
+	robots.SharedLockTTL = f.j.Timeout*6 + 10*time.Second // a fetch and its five redirects
+}
+
+// Accounted is false: a lease another process lost was not ended, so its
+// request was not accounted for.
+func (f *fleet) Accounted(*frontier.Request) bool { return false }
+
+// Record writes the record to this process's skip log.
+func (f *fleet) Record(rec *skiplog.Record) bool { return crawler.WriteSkip(f.skips, rec, f.j.Logger) }
+
+// Count adds the event to the crawl-wide counters.
+func (f *fleet) Count(e crawler.Event) {
+	switch e.Kind {
+	case crawler.Fetched:
+		f.counters.fetched(e.Authority, e.Status, e.Bytes)
+	case crawler.Skipped:
+		f.counters.skipped(e.Authority, e.Reason)
+	case crawler.RobotsFetched:
+		f.counters.named(robotsCounter+e.Robots, 1)
+	}
+}
+
+// Stop leaves the queue to the other processes.
+func (f *fleet) Stop() crawler.StopPolicy { return crawler.Leave }
+
+// Finish stops the background work and reads the crawl-wide counts.
+func (f *fleet) Finish(sum *crawler.Summary) error {
+	f.close()
+	sum.Backend = f.summary()
+	return crawler.FinishSkips(f.skips, sum)
+}
+
+// Close stops the pacer's renewals (if Finish did not).
+func (f *fleet) Close() error {
+	f.close()
+	return nil
+}
+
+// Start begins the background work: the counters' flusher and the
+// crawl's queue sizes, read twice a second for progress. intake is the
+// run's context: when it ends, the process is stopping. The work itself
+// outlives it (it ends with Finish), so it runs on a context that keeps
+// intake's values but not its cancellation.
+func (f *fleet) Start(intake context.Context) error {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(intake))
+	f.cancel = cancel
+	f.bg.Add(3)
+	go func() {
+		defer f.bg.Done()
+		select {
+		case <-intake.Done():
+			f.stopping()
+		case <-ctx.Done():
+		}
+	}()
+	go f.counters.run(ctx)
+	go f.readSizes(ctx)
+	return nil
+}
+
+// stopping marks the process as no longer taking work.
+func (f *fleet) stopping() { f.once.Do(func() { close(f.stop) }) }
+
+func (f *fleet) isStopping() bool {
+	select {
+	case <-f.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (f *fleet) readSizes(ctx context.Context) {
+	defer f.bg.Done()
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		f.refreshSizes(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (f *fleet) refreshSizes(ctx context.Context) {
+	if f.front == nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	q, l, err := f.front.Sizes(rctx)
+	cancel()
+	if err != nil {
+		return // the last figures stand; the store logs the outage
+	}
+	f.mu.Lock()
+	f.queued, f.leased = q, l
+	f.mu.Unlock()
+}
+
+func (f *fleet) sizes() (int, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queued, f.leased
+}
+
+// unavailable waits before a call that failed because Redis is
+// unreachable is made again, and says so: once when the outage starts,
+// then every minute. It returns ctx's error if ctx ends first.
+func (f *fleet) unavailable(ctx context.Context, op string, attempt int, err error) error {
+	f.mu.Lock()
+	now := time.Now()
+	say := f.down.IsZero() || now.Sub(f.down) >= time.Minute
+	if say {
+		f.down = now
+	}
+	f.mu.Unlock()
+	if say {
+		f.log.Warn("redis unavailable: this process keeps what it holds and retries",
+			"op", op, "attempt", attempt+1, "error", err.Error())
+	}
+	d := min(time.Second<<min(attempt, 4), 10*time.Second)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// close stops the background work, writes the counts not yet written
+// (for at most the store's retry budget) and stops the pacer's renewals;
+// once.
+func (f *fleet) close() {
+	f.closeOnce.Do(func() {
+		f.stopping()
+		if f.cancel != nil {
+			f.cancel()
+		}
+		f.bg.Wait()
+		f.counters.flushAll(f.cfg.retryFor)
+		f.pacer.Close()
+	})
+}
+
+// Summary is what a process of a shared crawl reports of the whole crawl
+// when it stops (crawler.Summary.Backend): the counts of every process,
+// read from Redis, and what is left. crawler.Summary.Stats holds this
+// process's own counts.
+type Summary struct {
+	// CrawlID names the crawl.
+	CrawlID string `json:"crawl_id"`
+	// Pages and Bytes count the responses downloaded by all processes;
+	// Statuses counts them by status.
+	Pages    int64         `json:"pages"`
+	Bytes    int64         `json:"bytes"`
+	Statuses map[int]int64 `json:"statuses"`
+	// Skipped counts the skip-log records of all processes by reason.
+	Skipped map[skiplog.Reason]int64 `json:"skipped"`
+	// Robots counts robots.txt fetches by outcome.
+	Robots map[string]int64 `json:"robots"`
+	// Queued and Leased are the crawl's requests left when this process
+	// stopped: queued, and handed out to a process.
+	Queued int `json:"queued"`
+	Leased int `json:"leased"`
+	// Reclaimed counts leases that expired and whose requests were given
+	// to another process: the bound on the URLs fetched twice.
+	Reclaimed int `json:"reclaimed"`
+	// Done says nothing was queued or leased anywhere in the crawl.
+	Done bool `json:"complete"`
+	// Err says why the crawl-wide counts could not be read, if they
+	// could not; the other fields are then zero.
+	Err string `json:"error,omitempty"`
+}
+
+// summary reads the crawl-wide counts.
+func (f *fleet) summary() *Summary {
+	s := &Summary{CrawlID: f.cfg.crawlID, Statuses: map[int]int64{}, Skipped: map[skiplog.Reason]int64{}, Robots: map[string]int64{}}
+	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.retryFor+5*time.Second)
+	defer cancel()
+	tot, err := f.counters.c.Read(ctx)
+	if err != nil {
+		s.Err = err.Error()
+		return s
+	}
+	s.Pages, s.Bytes, s.Statuses = tot.Pages, tot.Bytes, tot.Statuses
+	for r, n := range tot.Skipped {
+		s.Skipped[skiplog.Reason(r)] = n
+	}
+	for name, n := range tot.Named {
+		if st, ok := strings.CutPrefix(name, robotsCounter); ok {
+			s.Robots[st] = n
+		}
+	}
+	cn, err := f.front.Counts(ctx)
+	if err != nil {
+		s.Err = err.Error()
+		return s
+	}
+	s.Queued, s.Leased, s.Reclaimed = cn.Queued, cn.Leased, cn.Reclaimed
+	s.Done = cn.Queued == 0 && cn.Leased == 0 && cn.Admitting == 0
+	return s
+}
+
+// Complete says nothing was queued or leased anywhere in the crawl.
+func (s *Summary) Complete() bool { return s.Done }
+
+// SummaryOf returns what a crawl's summary says of the whole shared crawl:
+// its Backend, when the crawl was one process of a fleet; nil otherwise.
+func SummaryOf(sum crawler.Summary) *Summary {
+	s, _ := sum.Backend.(*Summary)
+	return s
+}
+
+// Format writes the crawl-wide summary as a few lines.
+func (s *Summary) Format(w io.Writer) error {
+	if s.Err != "" {
+		_, err := fmt.Fprintf(w, "crawl %s (all processes): counts unavailable: %s\n", s.CrawlID, s.Err)
+		return err
+	}
+	state := "complete: nothing queued or in flight in any process"
+	if !s.Done {
+		state = fmt.Sprintf("%d URLs queued and %d in flight, left to the other processes (run again with the same --crawl-id to help)", s.Queued, s.Leased)
+	}
+	var skipped int64
+	for _, n := range s.Skipped {
+		skipped += n
+	}
+	if _, err := fmt.Fprintf(w, "crawl %s (all processes): %d pages (%s), %d skipped, %d leases reclaimed from stopped processes; %s\n",
+		s.CrawlID, s.Pages, crawler.FormatBytes(s.Bytes), skipped, s.Reclaimed, state); err != nil {
+		return err
+	}
+	if len(s.Skipped) > 0 {
+		reasons := make([]string, 0, len(s.Skipped))
+		for r := range s.Skipped {
+			reasons = append(reasons, string(r))
+		}
+		sort.Strings(reasons)
+		fmt.Fprint(w, "  skipped by reason:")
+		for _, r := range reasons {
+			fmt.Fprintf(w, " %s=%d", r, s.Skipped[skiplog.Reason(r)])
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
