@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heedcrawl/heed/aipref"
 	"io"
 	"net/http"
 	"net/url"
@@ -64,8 +65,10 @@ type Inventory struct {
 // NewInventory returns an inventory that reads robots.txt for the product
 // token agent, with the same checks as New.
 func NewInventory(agent string, opts ...Option) (*Inventory, error) {
-	if !robots.ValidProductToken(agent) {
-		return nil, fmt.Errorf("crawler: %q is not a valid product token (letters, '-' and '_' only)", agent)
+	// Agent names with digits (MJ12bot) are accepted as real files write
+	// them: robots.MatchableToken; the inventory sends no page request.
+	if !robots.MatchableToken(agent) {
+		return nil, fmt.Errorf("crawler: %q is not a valid product token (letters, '-' and '_' only; digits accepted as in MJ12bot)", agent)
 	}
 	inv := &Inventory{agent: agent}
 	for _, o := range opts {
@@ -112,13 +115,19 @@ type InventoryRow struct {
 	Problem string `json:"problem,omitempty"`
 	// Duplicate is true when an earlier row listed the same URL.
 	Duplicate bool `json:"duplicate,omitempty"`
+	// Usage is the AI usage preference robots.txt states for the URL
+	// (Content-Usage rules; the inventory fetches no page, so headers do
+	// not count): each category with a y or n and its deciding line,
+	// "train-ai=n (line 4); search=y (line 9)". Empty when every category
+	// is unknown or the URL may not be crawled.
+	Usage string `json:"usage,omitempty"`
 }
 
 // InventoryColumns are the CSV columns of an InventoryRow, in the order
 // Fields writes them. The order is part of heed's output format.
 var InventoryColumns = []string{
 	"url", "lastmod", "changefreq", "priority", "sitemap",
-	"allowed", "reason", "line", "rule", "group", "robots_url", "problem", "duplicate",
+	"allowed", "reason", "line", "rule", "group", "robots_url", "problem", "duplicate", "usage",
 }
 
 // Fields returns the row's values in InventoryColumns order, for CSV:
@@ -131,7 +140,7 @@ func (r InventoryRow) Fields() []string {
 	return []string{
 		r.URL, r.LastMod, r.ChangeFreq, r.Priority, r.Sitemap,
 		strconv.FormatBool(r.Allowed), string(r.Reason), line, r.Rule, strings.Join(r.Group, " "),
-		r.RobotsURL, r.Problem, strconv.FormatBool(r.Duplicate),
+		r.RobotsURL, r.Problem, strconv.FormatBool(r.Duplicate), r.Usage,
 	}
 }
 
@@ -425,8 +434,23 @@ func (iv *inventoryRun) verdict(ctx context.Context, row *InventoryRow) error {
 	if e.State == middleware.RobotsAvailable {
 		ev := d.Evidence()
 		row.Line, row.Rule, row.Group = ev.Line, ev.Rule, ev.Group
+		row.Usage = UsageSummary(e, u)
 	}
 	return nil
+}
+
+// UsageSummary is the robots.txt usage preference of u in one cell, as
+// InventoryRow.Usage and `heed robots check --purpose` write it: every
+// category of the vocabulary with a y or n, and the line that decided.
+func UsageSummary(e *middleware.RobotsEntry, u *url.URL) string {
+	var parts []string
+	for _, c := range aipref.Categories {
+		d := middleware.DecideUsage(e, u, nil, c.Label)
+		if d.Value != aipref.Unknown && d.By != nil {
+			parts = append(parts, fmt.Sprintf("%s=%s (line %d)", c.Label, d.Value, d.By.Line))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (iv *inventoryRun) skip(rec *skiplog.Record) {
