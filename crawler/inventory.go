@@ -32,7 +32,11 @@ import (
 // InventoryRow: its lastmod, changefreq and priority as written, the
 // sitemap that listed it, and whether robots.txt allows it, with the
 // deciding line, rule and group. A URL on another authority gets that
-// authority's verdict.
+// authority's verdict when the sitemap scope admits it (WithSitemapScope
+// "any"); a URL outside its sitemap's scope (by default any other
+// authority) is a row with problem out-of-scope and reason sitemap-scope,
+// and its authority is never contacted, not even for robots.txt: no
+// sitemap can make heed send requests to hosts and ports nobody asked for.
 //
 // Sitemap fetches are requests like a crawl's: they pass heed's robots
 // stage and are paced per authority (the floor of WithDelay, or a larger
@@ -397,6 +401,12 @@ func (iv *inventoryRun) row(ctx context.Context, e sitemap.Entry, visit func(Inv
 		if row.Problem == "" {
 			row.Problem = string(sitemap.ProblemInvalidURL)
 		}
+	} else if e.Problem == sitemap.ProblemOutOfScope {
+		// A sitemap may not widen the inventory: a URL it lists outside
+		// its scope is reported as such, and its authority is never
+		// contacted (not even for robots.txt), so that no sitemap can make
+		// heed send requests to hosts and ports nobody asked for.
+		row.URL, row.Reason = canon, skiplog.SitemapScope
 	} else {
 		row.URL = canon
 		if err := iv.verdict(ctx, &row); err != nil {
