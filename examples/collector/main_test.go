@@ -67,7 +67,7 @@ func reasons(t *testing.T, path string) map[skiplog.Reason]int {
 	return n
 }
 
-func site(t *testing.T) *heedtest.Site {
+func site(t *testing.T) *heedtest.Web {
 	return heedtest.NewGenerated(t, heedtest.Generated{Hosts: 3, PagesPerHost: 40, PageBytes: 1500, LinksPerPage: 4,
 		CrossHostFraction: 0.2, DisallowFraction: 0.15, Seed: 42})
 }

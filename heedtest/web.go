@@ -2,8 +2,6 @@ package heedtest
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/heedcrawl/heed/internal/testweb"
@@ -31,71 +29,47 @@ const (
 	HostMaps = testweb.HostMaps // sitemaps: an index, a urlset, gzip, text, a disallowed sitemap
 )
 
-// Site is a website on loopback. It is safe for concurrent use; Close it
-// when done (the New functions do it when the test ends).
-type Site struct {
-	web   *testweb.Site    // generated and scenario sites
-	files *httptest.Server // ServeFiles
-	mu    sync.Mutex
-	pages map[string]int // ServeFiles: requests by URL, robots.txt not counted
+// Web is one of heed's own test websites on loopback: the generated site
+// or the scenario site, with its oracle. It is safe for concurrent use;
+// Close it when done (NewGenerated and NewScenario do it when the test
+// ends). A directory of fixture pages is served by ServeDir instead.
+type Web struct {
+	web *testweb.Site
 }
 
 // StartGenerated starts the generated site g describes.
-func StartGenerated(g Generated) (*Site, error) {
+func StartGenerated(g Generated) (*Web, error) {
 	web, err := testweb.StartGenerated(g)
 	if err != nil {
 		return nil, err
 	}
-	return &Site{web: web}, nil
+	return &Web{web: web}, nil
 }
 
 // StartScenario starts the scenario site. Its slow host answers after
 // three seconds: crawl it with a timeout of a second or two.
-func StartScenario() (*Site, error) {
+func StartScenario() (*Web, error) {
 	web, err := testweb.StartScenario()
 	if err != nil {
 		return nil, err
 	}
-	return &Site{web: web}, nil
-}
-
-// ServeFiles serves the files of dir on 127.0.0.1: dir/index.html is the
-// root page, dir/robots.txt (when there is one) the robots.txt, and a
-// missing file answers 404.
-func ServeFiles(dir string) (*Site, error) {
-	s := &Site{pages: map[string]int{}}
-	fs := http.FileServer(http.Dir(dir))
-	s.files = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/robots.txt" {
-			s.mu.Lock()
-			s.pages[s.files.URL+r.URL.RequestURI()]++
-			s.mu.Unlock()
-		}
-		fs.ServeHTTP(w, r)
-	}))
-	return s, nil
+	return &Web{web: web}, nil
 }
 
 // NewGenerated starts a generated site for the test, closed when it ends.
-func NewGenerated(tb testing.TB, g Generated) *Site {
+func NewGenerated(tb testing.TB, g Generated) *Web {
 	tb.Helper()
 	return started(tb)(StartGenerated(g))
 }
 
 // NewScenario starts the scenario site for the test, closed when it ends.
-func NewScenario(tb testing.TB) *Site {
+func NewScenario(tb testing.TB) *Web {
 	tb.Helper()
 	return started(tb)(StartScenario())
 }
 
-// NewFiles serves dir for the test (see ServeFiles), closed when it ends.
-func NewFiles(tb testing.TB, dir string) *Site {
-	tb.Helper()
-	return started(tb)(ServeFiles(dir))
-}
-
-func started(tb testing.TB) func(*Site, error) *Site {
-	return func(s *Site, err error) *Site {
+func started(tb testing.TB) func(*Web, error) *Web {
+	return func(s *Web, err error) *Web {
 		tb.Helper()
 		if err != nil {
 			tb.Fatalf("heedtest: %v", err)
@@ -106,33 +80,23 @@ func started(tb testing.TB) func(*Site, error) *Site {
 }
 
 // Close stops the site's hosts. What it recorded stays readable.
-func (s *Site) Close() {
-	if s.web != nil {
-		s.web.Close()
-	} else {
-		s.files.Close()
-	}
+func (s *Web) Close() {
+	s.web.Close()
 }
 
 // Seeds are the start URLs of a whole-site crawl.
-func (s *Site) Seeds() []string {
-	if s.web != nil {
-		return s.web.Seeds()
-	}
-	return []string{s.files.URL + "/"}
+func (s *Web) Seeds() []string {
+	return s.web.Seeds()
 }
 
 // Domains are the site's hosts as a crawl's allowed domains.
-func (s *Site) Domains() []string {
-	if s.web != nil {
-		return s.web.Domains()
-	}
-	return []string{"127.0.0.1"}
+func (s *Web) Domains() []string {
+	return s.web.Domains()
 }
 
 // CrawlArgs are the arguments of crawl that crawl the whole site: an
 // --allow-domain for each of its domains, then its seeds.
-func (s *Site) CrawlArgs() []string {
+func (s *Web) CrawlArgs() []string {
 	var args []string
 	for _, d := range s.Domains() {
 		args = append(args, "--allow-domain", d)
@@ -142,52 +106,33 @@ func (s *Site) CrawlArgs() []string {
 
 // URL is the absolute URL of path (with an optional query) on the site's
 // first host: the generated site's first host, the scenario's main host.
-func (s *Site) URL(path string) string {
-	if s.web != nil {
-		return s.web.Hosts()[0].URL(path)
-	}
-	return s.files.URL + path
+func (s *Web) URL(path string) string {
+	return s.web.Hosts()[0].URL(path)
 }
 
 // HostURL is the absolute URL of path on the scenario host called name
 // (HostMain, HostMaps); "" when the site has no such host.
-func (s *Site) HostURL(name, path string) string {
-	if s.web == nil || s.web.Host(name) == nil {
+func (s *Web) HostURL(name, path string) string {
+	if s.web.Host(name) == nil {
 		return ""
 	}
 	return s.web.Host(name).URL(path)
 }
 
 // Transport reaches every host of the site (the scenario's https host
-// included) and nothing else: give it to crawler.WithTransport.
-func (s *Site) Transport() http.RoundTripper {
-	if s.web != nil {
-		return s.web.Transport()
-	}
-	return s.files.Client().Transport
+// included): give it to crawler.WithTransport.
+func (s *Web) Transport() http.RoundTripper {
+	return s.web.Transport()
 }
 
 // PageRequests counts the requests the site answered by URL, robots.txt
 // and sitemaps not included.
-func (s *Site) PageRequests() map[string]int {
-	if s.web != nil {
-		return s.web.PageRequests()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[string]int, len(s.pages))
-	for u, n := range s.pages {
-		out[u] = n
-	}
-	return out
+func (s *Web) PageRequests() map[string]int {
+	return s.web.PageRequests()
 }
 
-// Expected is the oracle of a whole-site crawl by agent; a site of files
-// has none, and its Expected is empty.
-func (s *Site) Expected(agent string) Expected {
-	if s.web == nil {
-		return Expected{Agent: agent}
-	}
+// Expected is the oracle of a whole-site crawl by agent.
+func (s *Web) Expected(agent string) Expected {
 	return s.web.Expected(agent)
 }
 
@@ -196,11 +141,8 @@ func (s *Site) Expected(agent string) Expected {
 type InventoryRow = testweb.InventoryRow
 
 // ExpectedInventory is the oracle of an inventory of the scenario site's
-// sitemaps by agent, in the order heed writes its rows; none for other
-// sites.
-func (s *Site) ExpectedInventory(agent string) []InventoryRow {
-	if s.web == nil {
-		return nil
-	}
+// sitemaps by agent, in the order heed writes its rows; none for the
+// generated site.
+func (s *Web) ExpectedInventory(agent string) []InventoryRow {
 	return s.web.ExpectedInventory(agent)
 }
