@@ -279,6 +279,9 @@ func (c *Crawler) job(seeds []string, r *run) *Job {
 			frontier.WithOrder(cfg.order),
 		},
 	}
+	if cfg.autoThrottle != nil {
+		j.Pacing = append(j.Pacing, politeness.WithAutoThrottle(*cfg.autoThrottle))
+	}
 	if r != nil {
 		j.Frontier = append(j.Frontier, frontier.WithAdmit(r.admitting(r.admit)))
 		j.Check = r.check

@@ -104,6 +104,9 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if err := b.Check(c.job(nil, nil)); err != nil {
 		return nil, err
 	}
+	if err := c.cfg.checkDevLoop(); err != nil {
+		return nil, err
+	}
 	if err := c.cfg.checkSignals(); err != nil {
 		return nil, err
 	}
@@ -238,6 +241,9 @@ type run struct {
 
 	follows follows
 	held    heldLinks // links not followed for nofollow (pagesignals.go)
+	// record, in a run made by Parse, collects what callbacks emit and
+	// follow instead of the pipelines and the frontier (parse.go).
+	record *recorder
 
 	wg sync.WaitGroup
 }
@@ -276,6 +282,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	}
 	r.sess, r.pace, r.front = sess, sess.Pacer(), sess.Frontier()
 	r.down = newDownloader(cfg.userAgent, cfg.timeout, cfg.maxBody, cfg.transport)
+	r.down.applyCookies(cfg)
 	r.down.stray = r.strayVisit
 	pace := middleware.Politeness(r.pace)
 	policy := middleware.RobotsPolicy{
@@ -294,18 +301,26 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	retry.MaxRetries, retry.Base = cfg.retries, cfg.retryBase
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
 	sess.Chain(&policy, budget)
-	r.robots = middleware.NewRobots(pace(r.down), policy)
+	cache := r.cacheStage()
+	r.robots = middleware.NewRobots(cache(pace(r.down)), policy)
 	r.budget = budget
 	r.maps = newSitemapReader(r, &cfg.sitemaps)
-	r.chain = middleware.Chain(r.down,
+	stages := []middleware.Stage{
 		r.scope.Stage(),
 		r.robots.Stage(),
 		r.maps.stage(),
 		budget.Check(),
-		pace,
-		budget.Stage(), // spent only on a request about to be sent
-		retry.Stage(),
-	)
+	}
+	if r.cfg.cache != nil {
+		// A page replayed from the cache spends the budget as a fetched
+		// one does, so a replay stops where the crawl it replays stopped.
+		stages = append(stages, budget.Stage(), cache, pace, retry.Stage())
+	} else {
+		stages = append(stages, pace,
+			budget.Stage(), // spent only on a request about to be sent
+			retry.Stage())
+	}
+	r.chain = middleware.Chain(r.down, stages...)
 	r.items = newItemSink(c, cfg)
 	r.stats.mu.Lock()
 	r.stats.queue = func() (int, int) {
@@ -455,6 +470,9 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 		return
 	}
 	r.fetched(req.Authority(), resp.Status, len(resp.Body))
+	if resp.FromCache {
+		r.stats.cacheHit()
+	}
 	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
 		r.redirect(ctx, resp)
 		return
