@@ -194,6 +194,9 @@ func (a *App) root() *cobra.Command {
 		a.robotsCommand(),
 		a.inventoryCommand(),
 		a.skiplogCommand(),
+		a.fetchCommand(),
+		a.selectCommand(),
+		a.parseCommand(),
 	)
 	for _, c := range a.commands {
 		root.AddCommand(c(a))
