@@ -194,6 +194,7 @@ func (a *App) root() *cobra.Command {
 		a.robotsCommand(),
 		a.inventoryCommand(),
 		a.skiplogCommand(),
+		a.uiCommand(),
 		a.fetchCommand(),
 		a.selectCommand(),
 		a.parseCommand(),

@@ -43,6 +43,19 @@
 // the politeness package, queueing and deduplication from the frontier.
 // Every URL the crawl discovers ends in exactly one of three ways: fetched,
 // counted as a duplicate, or written to the skip log with its reason.
+//
+// # What a site says outside robots.txt
+//
+// Each page's directives (package pagerobots: meta robots, the meta naming
+// the crawler's token, X-Robots-Tag) and AI usage preferences (package
+// aipref, decided by middleware.DecideUsage from robots.txt Content-Usage
+// rules and the Content-Usage header) are read once and attached to the
+// Response and, through SignalCarrier and Page, to its items. nofollow is
+// honoured by default (WithNofollow); rel="nofollow" only with
+// WithRelNofollow; WithRespect and WithPurposes keep a page's items out
+// of the exporters. Each exclusion is one skip-log record (nofollow,
+// rel-nofollow, page-directive, usage-preference) with its evidence; see
+// pagesignals.go.
 package crawler
 
 import (
