@@ -1,21 +1,3 @@
-// Package heedtest helps test heed spiders without the network: build a
-// response from a saved page (a fixture) or a string, run one callback of
-// a spider on it and look at the items and requests it produced; or serve
-// a directory of fixture pages on loopback and crawl it whole.
-//
-//	func TestParseProduct(t *testing.T) {
-//		resp := heedtest.MustFixture(t, "testdata/product.html", "https://shop.example/p/1")
-//		res := heedtest.MustParse(t, &shopSpider{}, "product", resp)
-//		// res.Items, res.Requests
-//	}
-//
-// A fixture is a file holding a response body, as `heed fetch URL
-// --fixture FILE` saves it; beside it, FILE.meta.json may hold the URL,
-// status and headers it was served with, so a test need not repeat the
-// URL. [ServeDir] serves a directory of such files as a site.
-//
-// The package imports no internal package of heed: what a spider's tests
-// use is what any program may use.
 package heedtest
 
 import (
