@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/inventory"
 )
 
 // sitemapFlags are the sitemap settings of `heed crawl` (and, partly, of
@@ -175,7 +176,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 	if f.skiplog != "" {
 		opts = append(opts, crawler.WithSkipLog(&skipFile))
 	}
-	inv, err := crawler.NewInventory(f.agent, opts...)
+	inv, err := inventory.New(f.agent, opts...)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -240,7 +241,7 @@ func newRowWriter(format string, w io.Writer) *rowWriter {
 	if format == "csv" {
 		cw := csv.NewWriter(w)
 		rw := &rowWriter{csv: cw}
-		rw.err = cw.Write(crawler.InventoryColumns)
+		rw.err = cw.Write(inventory.Columns)
 		return rw
 	}
 	enc := json.NewEncoder(w)
@@ -249,7 +250,7 @@ func newRowWriter(format string, w io.Writer) *rowWriter {
 }
 
 // write writes one row; an output error stops the inventory.
-func (w *rowWriter) write(r crawler.InventoryRow) error {
+func (w *rowWriter) write(r inventory.Row) error {
 	if w.err != nil {
 		return w.err
 	}
