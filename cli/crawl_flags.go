@@ -17,6 +17,7 @@ type crawlFlags struct {
 	paceFlags
 	reportFlags
 	formatFlag
+	signalFlags
 	out        string
 	workers    int
 	perHost    int
@@ -43,6 +44,7 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 	f.paceFlags.register(fl)
 	f.reportFlags.register(fl)
 	f.formatFlag.register(fl)
+	f.signalFlags.register(fl)
 	fl.StringVar(&f.out, "out", "", "write the spider's items to this feed: .jsonl, .json or .csv, optionally .gz; - for stdout (with --format)")
 	fl.IntVar(&f.workers, "concurrency", 16, "requests in flight in total")
 	fl.IntVar(&f.perHost, "per-host", 1, "requests in flight per host (authority) when --delay is 0 and the host has no Crawl-delay; a spaced host always has one")
@@ -64,7 +66,7 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 
 // check validates every setting but the seeds and the outputs' paths.
 func (f *crawlFlags) check() error {
-	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(),
+	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(), f.signalFlags.check(),
 		atLeastN("concurrency", f.workers, 1, "must be at least 1"),
 		atLeastN("per-host", f.perHost, 1, "must be at least 1"),
 		atLeastN("depth", f.depth, 0, "must be 0 (no limit) or more"),
@@ -107,6 +109,7 @@ func (f *crawlFlags) options(l *optionList, stderr io.Writer) {
 	l.add("max-pages", crawler.WithMaxPages(f.maxPages))
 	l.add("max-pages-per-host", crawler.WithMaxPagesPerHost(f.maxPerHost))
 	l.add("robots-max-age", crawler.WithRobotsMaxAge(f.robotsAge))
+	f.signalFlags.options(l)
 	if f.userAgent != "" {
 		l.always(crawler.WithUserAgent(f.userAgent))
 	}

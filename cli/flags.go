@@ -21,6 +21,10 @@ import (
 type agentFlags struct {
 	agent     string
 	userAgent string
+	// names accepts, besides product tokens, agent names with digits
+	// (MJ12bot) as real robots.txt files write them: robots check, lint
+	// and inventory answer for them, a crawl does not send them.
+	names bool
 }
 
 // register adds the flags; spiderName, when not empty, is --agent's
@@ -36,7 +40,10 @@ func (f *agentFlags) check() error {
 	if f.agent == "" {
 		return usageError("--agent is required: the product token robots.txt rules are written for")
 	}
-	if !robots.ValidProductToken(f.agent) {
+	if f.names && robots.MatchableToken(f.agent) {
+		// An agent name with digits is read as a whole token (see
+		// robots.TokenNote, which the commands print).
+	} else if !robots.ValidProductToken(f.agent) {
 		return &exitError{code: 2, err: &flagError{flag: "agent", value: fmt.Sprintf("%q", f.agent), want: "not a product token (letters, '-' and '_' only)"}}
 	}
 	if f.userAgent != "" {

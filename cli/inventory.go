@@ -14,6 +14,7 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/inventory"
+	"github.com/heedcrawl/heed/robots"
 )
 
 // sitemapFlags are the sitemap settings of `heed crawl` (and, partly, of
@@ -119,6 +120,7 @@ unreachable), 2 on usage or output errors, 130 when interrupted.`,
 		},
 	}
 	fl := cmd.Flags()
+	f.agentFlags.names = true
 	f.agentFlags.register(fl, a.agentDefault())
 	f.timeoutFlag.register(fl)
 	f.paceFlags.register(fl)
@@ -179,6 +181,9 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 	inv, err := inventory.New(f.agent, opts...)
 	if err != nil {
 		return usageError("%v", err)
+	}
+	if note := robots.TokenNote(f.agent); note != "" {
+		fmt.Fprintln(stderr, "heed: note: "+note)
 	}
 
 	// Only now, with every option accepted, are files opened.

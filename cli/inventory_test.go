@@ -36,7 +36,7 @@ func newSitemapServer(t *testing.T, broken bool) *sitemapServer {
 		base := "http://" + r.Host
 		switch r.URL.Path {
 		case "/robots.txt":
-			io.WriteString(w, "User-agent: *\nDisallow: /b\nSitemap: "+base+"/index.xml\n")
+			io.WriteString(w, "User-agent: *\nDisallow: /b\nContent-Usage: /c train-ai=n\nSitemap: "+base+"/index.xml\n")
 		case "/index.xml":
 			body := `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>` + base + `/one.xml</loc></sitemap>`
 			if broken {
@@ -108,15 +108,15 @@ func TestInventoryCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const header = "url,lastmod,changefreq,priority,sitemap,allowed,reason,line,rule,group,robots_url,problem,duplicate"
+	const header = "url,lastmod,changefreq,priority,sitemap,allowed,reason,line,rule,group,robots_url,problem,duplicate,usage"
 	if len(recs) == 0 || strings.Join(recs[0], ",") != header {
 		t.Fatalf("header %v, want %s", recs, header)
 	}
 	sm := s.URL + "/one.xml"
 	want := [][]string{
-		{s.URL + "/a", "2026-02-01", "daily", "0.8", sm, "true", "", "", "", "*", s.URL + "/robots.txt", "", "false"},
-		{s.URL + "/b", "2026-02-02", "", "", sm, "false", "robots-disallow", "2", "Disallow: /b", "*", s.URL + "/robots.txt", "", "false"},
-		{s.URL + "/c?x=1,y", "2024-12-31", "", "", sm, "true", "", "", "", "*", s.URL + "/robots.txt", "", "false"},
+		{s.URL + "/a", "2026-02-01", "daily", "0.8", sm, "true", "", "", "", "*", s.URL + "/robots.txt", "", "false", ""},
+		{s.URL + "/b", "2026-02-02", "", "", sm, "false", "robots-disallow", "2", "Disallow: /b", "*", s.URL + "/robots.txt", "", "false", ""},
+		{s.URL + "/c?x=1,y", "2024-12-31", "", "", sm, "true", "", "", "", "*", s.URL + "/robots.txt", "", "false", "train-ai=n (line 3)"},
 	}
 	if len(recs)-1 != len(want) {
 		t.Fatalf("%d rows, want %d: %v", len(recs)-1, len(want), recs)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/heedcrawl/heed/aipref"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/robots"
@@ -40,12 +41,29 @@ type checkResult struct {
 	RobotsStatus int      `json:"robots_status"`
 	RobotsState  string   `json:"robots_state"`
 	Error        string   `json:"error,omitempty"`
+	// AgentNote says how an agent name with digits is read (robots.TokenNote).
+	AgentNote string `json:"agent_note,omitempty"`
+	// Usage is the robots.txt usage preference for each --purpose.
+	Usage []usageResult `json:"usage,omitempty"`
+
+	entry *middleware.RobotsEntry // the robots.txt the URL was decided by
+	u     *url.URL
+}
+
+// usageResult is the robots.txt AI usage preference for one purpose, with
+// its deciding Content-Usage rule (line 0 and no rule when unknown).
+type usageResult struct {
+	Purpose    string `json:"purpose"`
+	Preference string `json:"preference"` // y, n or unknown
+	Line       int    `json:"line,omitempty"`
+	Rule       string `json:"rule,omitempty"`
 }
 
 func (a *App) robotsCheckCommand() *cobra.Command {
 	stdout := a.stdout
 	var af agentFlags
 	var tf timeoutFlag
+	var pf purposeFlag
 	var source string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -55,23 +73,47 @@ func (a *App) robotsCheckCommand() *cobra.Command {
 that applied. Without --robots, the robots.txt of each URL's authority is
 fetched with RFC 9309's semantics (4xx: no restrictions; 5xx, 429, timeout:
 everything disallowed; up to 5 redirects). With --robots, every URL is
-checked against that file (a path, or an http(s) URL).
+checked against that file (a path, or an http(s) URL), and a URL may be a
+bare path; without it, every URL must be absolute (scheme and host).
+
+With --purpose, also print the AI usage preference robots.txt states for
+that purpose (Content-Usage rules, draft-ietf-aipref-attach) and the line
+that decided; it does not change the exit status.
+
+An agent name with digits (MJ12bot, 360Spider), which RFC 9309 does not
+allow in a product token, is matched as a whole token, and the output says
+how an RFC-strict parser and Google's read it.
 
 Exit status: 0 when every URL is allowed, 1 when at least one is not,
 2 on usage or I/O errors.`,
 		Example: `  heed robots check --agent ExampleBot https://example.com/private/page
   heed robots check --agent ExampleBot --robots robots.txt --json /a /b?q=1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := firstError(af.check(), tf.check()); err != nil {
+			if err := firstError(af.check(), tf.check(), pf.check()); err != nil {
 				return err
 			}
 			if len(args) == 0 {
 				return usageError("check needs at least one URL")
 			}
+			if source == "" {
+				for _, raw := range args {
+					if err := absoluteURL(raw); err != nil {
+						return err
+					}
+				}
+			}
 			fetch := &middleware.HTTPFetcher{Client: &http.Client{Timeout: tf.timeout}, UserAgent: af.effectiveUserAgent()}
 			results, err := robotsCheck(cmd.Context(), af.agent, source, args, fetch)
 			if err != nil {
 				return &exitError{code: 2, err: err}
+			}
+			note := robots.TokenNote(af.agent)
+			if note != "" && !asJSON {
+				fmt.Fprintf(stdout, "note: %s\n", note)
+			}
+			for i := range results {
+				results[i].AgentNote = note
+				results[i].Usage = checkUsage(results[i], pf.purposes)
 			}
 			allAllowed := true
 			enc := json.NewEncoder(stdout)
@@ -93,8 +135,10 @@ Exit status: 0 when every URL is allowed, 1 when at least one is not,
 		},
 	}
 	fl := cmd.Flags()
+	af.names = true
 	af.register(fl, a.agentDefault())
 	tf.register(fl)
+	pf.register(fl, "also show the robots.txt usage preference for this purpose, with its deciding line")
 	fl.StringVar(&source, "robots", "", "check against this robots.txt (file path or URL) instead of each URL's own")
 	fl.BoolVar(&asJSON, "json", false, "one JSON object per line per URL")
 	return cmd
@@ -132,6 +176,29 @@ func printCheck(w io.Writer, r checkResult) {
 	if r.RobotsURL != "" {
 		fmt.Fprintf(w, "  robots.txt: %s (status %d)\n", r.RobotsURL, r.RobotsStatus)
 	}
+	for _, u := range r.Usage {
+		switch {
+		case u.Line > 0:
+			fmt.Fprintf(w, "  usage %s: %s (line %d: %s)\n", u.Purpose, u.Preference, u.Line, u.Rule)
+		case !r.Allowed:
+			fmt.Fprintf(w, "  usage %s: none (preferences apply only to URLs that may be crawled)\n", u.Purpose)
+		default:
+			fmt.Fprintf(w, "  usage %s: unknown (no Content-Usage rule states it)\n", u.Purpose)
+		}
+	}
+}
+
+// absoluteURL refuses, as a usage error, a URL robots check cannot
+// decide without --robots: one without a scheme and host.
+func absoluteURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return usageError("%q is not a URL: %v", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		return usageError("%q is not an absolute http(s) URL: robots check needs a scheme and host to find the robots.txt (or --robots FILE to check paths against one file)", raw)
+	}
+	return nil
 }
 
 // robotsCheck decides every URL, against source when given, else against
@@ -191,6 +258,7 @@ func decide(res *checkResult, raw string, e *middleware.RobotsEntry) {
 		u = &url.URL{} // the file's rules do not apply: no path to decide
 	}
 	d := middleware.DecideRobots(e, u, 0)
+	res.entry, res.u = e, u
 	v := d.Verdict
 	res.Allowed, res.Implicit = d.Allowed, v.Implicit
 	if v.Rule != nil {
@@ -218,24 +286,38 @@ func loadRobots(ctx context.Context, source string, fetch middleware.Fetcher) (*
 	return &middleware.RobotsFetch{URL: source, FinalURL: source, Status: 200, State: middleware.RobotsAvailable, Body: body}, nil
 }
 
+// lintResult is one line of `heed robots lint --json`, in the key style
+// of check's output.
+type lintResult struct {
+	File     string          `json:"file"`
+	Line     int             `json:"line"`
+	Code     string          `json:"code"`
+	Severity robots.Severity `json:"severity"`
+	Message  string          `json:"message"`
+	Related  []int           `json:"related,omitempty"`
+}
+
 func (a *App) robotsLintCommand() *cobra.Command {
-	stdout := a.stdout
+	stdout, stderr := a.stdout, a.stderr
 	var asJSON bool
 	var tf timeoutFlag
 	cmd := &cobra.Command{
-		Use:   "lint FILE_OR_URL",
-		Short: "Report the traps in a robots.txt file, with line numbers",
+		Use:   "lint FILE_OR_URL...",
+		Short: "Report the traps in robots.txt files, with line numbers",
 		Long: `Report what in a robots.txt file does not do what it seems to: named groups
 that silently drop the * rules, lines that merge groups, rules outside any
-group, misspelled fields, paths without a leading /, a trailing * that does
-nothing, bad Crawl-delay values, relative Sitemap URLs, content past 500 KiB,
-and Disallow lines that advertise sensitive paths.
+group, misspelled fields, paths without a leading / (which match nothing),
+a trailing * that does nothing, bad Crawl-delay values, relative Sitemap
+URLs, malformed Content-Usage preferences, user-agent names with digits,
+content past 500 KiB, and Disallow lines that advertise sensitive paths.
+Several files (paths or URLs) are linted in turn, each finding prefixed by
+its file.
 
 Exit status: 0 when there are no findings, 1 when there are, 2 on usage
-or I/O errors.`,
+or I/O errors (the other files are still linted).`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageError("lint takes exactly one file or URL")
+			if len(args) == 0 {
+				return usageError("lint takes one or more files or URLs")
 			}
 			return nil
 		},
@@ -244,40 +326,82 @@ or I/O errors.`,
 				return err
 			}
 			fetch := &middleware.HTTPFetcher{Client: &http.Client{Timeout: tf.timeout}, UserAgent: "heed-lint (+https://github.com/heedcrawl/heed)"}
-			rf, err := loadRobots(cmd.Context(), args[0], fetch)
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			if rf.State != middleware.RobotsAvailable {
-				msg := fmt.Sprintf("%s: robots.txt is %s (status %d)", args[0], rf.State, rf.Status)
-				if rf.Err != "" {
-					msg += ": " + rf.Err
-				}
-				return &exitError{code: 2, err: errors.New(msg)}
-			}
-			findings := robots.Lint(rf.Body)
 			enc := json.NewEncoder(stdout)
 			enc.SetEscapeHTML(false)
-			for _, f := range findings {
-				if asJSON {
-					enc.Encode(f)
+			total := 0
+			var failed error
+			for _, name := range args {
+				findings, err := lintOne(cmd.Context(), name, fetch)
+				if err != nil {
+					fmt.Fprintf(stderr, "heed: %v\n", err)
+					failed = err
 					continue
 				}
-				fmt.Fprintf(stdout, "%s:%d: %s: %s [%s]\n", args[0], f.Line, f.Severity, f.Message, f.Code)
-			}
-			if len(findings) > 0 {
-				if !asJSON {
-					fmt.Fprintf(stdout, "%d findings\n", len(findings))
+				total += len(findings)
+				for _, f := range findings {
+					if asJSON {
+						if err := enc.Encode(lintResult{File: name, Line: f.Line, Code: f.Code, Severity: f.Severity, Message: f.Message, Related: f.Related}); err != nil {
+							return &exitError{code: 2, err: err}
+						}
+						continue
+					}
+					fmt.Fprintf(stdout, "%s:%d: %s: %s [%s]\n", name, f.Line, f.Severity, f.Message, f.Code)
 				}
-				return &exitError{code: 1}
 			}
 			if !asJSON {
-				fmt.Fprintln(stdout, "no findings")
+				switch {
+				case total > 0:
+					fmt.Fprintf(stdout, "%d findings\n", total)
+				case failed == nil:
+					fmt.Fprintln(stdout, "no findings")
+				}
+			}
+			switch {
+			case failed != nil:
+				return &exitError{code: 2}
+			case total > 0:
+				return &exitError{code: 1}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per finding")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per finding (keys: file, line, code, severity, message, related)")
 	tf.register(cmd.Flags())
 	return cmd
+}
+
+// lintOne reads one robots.txt (file or URL) and lints it, with the
+// usage vocabulary for its Content-Usage rules.
+func lintOne(ctx context.Context, name string, fetch middleware.Fetcher) ([]robots.Finding, error) {
+	rf, err := loadRobots(ctx, name, fetch)
+	if err != nil {
+		return nil, err
+	}
+	if rf.State != middleware.RobotsAvailable {
+		msg := fmt.Sprintf("%s: robots.txt is %s (status %d)", name, rf.State, rf.Status)
+		if rf.Err != "" {
+			msg += ": " + rf.Err
+		}
+		return nil, errors.New(msg)
+	}
+	return robots.Lint(rf.Body, robots.WithUsageLabels(aipref.Labels()...)), nil
+}
+
+// checkUsage returns the robots.txt usage preference of a checked URL for
+// each purpose, decided by middleware.DecideUsage as the crawl decides
+// (without a page, so without its Content-Usage header).
+func checkUsage(r checkResult, purposes []string) []usageResult {
+	var out []usageResult
+	for _, p := range purposes {
+		ur := usageResult{Purpose: p, Preference: aipref.Unknown.String()}
+		if r.entry != nil && r.u != nil && r.Error == "" {
+			d := middleware.DecideUsage(r.entry, r.u, nil, p)
+			ur.Preference = d.Value.String()
+			if d.By != nil && d.Value != aipref.Unknown {
+				ur.Line, ur.Rule = d.By.Line, d.By.Text
+			}
+		}
+		out = append(out, ur)
+	}
+	return out
 }

@@ -151,6 +151,12 @@ type Job struct {
 	// admission, the order, the leases per authority. The backend adds its
 	// pacer as the gate.
 	Frontier []frontier.Option
+	// Check is the side-effect-free part of the admission in Frontier
+	// (nil in Check): the scope check, and a refusal of the links only the
+	// admission may record. A frontier that asks it first may queue what
+	// it passes without the admission (redisfrontier.WithCheck); what it
+	// refuses must still go to the admission, which refuses it too.
+	Check func(*frontier.Request) error
 	// Timeout is the timeout of one request.
 	Timeout time.Duration
 	// SkipLog is where WithSkipLog writes the skip log; nil without it.
@@ -265,8 +271,25 @@ func (c *Crawler) job(seeds []string, r *run) *Job {
 	}
 	if r != nil {
 		j.Frontier = append(j.Frontier, frontier.WithAdmit(r.admitting(r.admit)))
+		j.Check = r.check
 	}
 	return j
+}
+
+// errHeldLink is Job.Check's refusal of a held link (see admitting): only
+// the admission writes its record.
+var errHeldLink = errors.New("crawler: a held link, recorded by the admission")
+
+// check is Job.Check: the scope check, and a refusal of held links.
+func (r *run) check(req *frontier.Request) error {
+	h := &r.held
+	h.mu.Lock()
+	_, held := h.records[req]
+	h.mu.Unlock()
+	if held {
+		return errHeldLink
+	}
+	return r.scope.Check(req)
 }
 
 // admit is the frontier's admission: the scope check, with the record of

@@ -59,6 +59,7 @@ import (
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
+	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
@@ -84,6 +85,9 @@ type Crawler struct {
 // agent (for example "ExampleBot"): robots.txt groups are selected by it,
 // and the User-Agent header must contain it.
 func New(agent string, opts ...Option) (*Crawler, error) {
+	if !robots.ValidProductToken(agent) {
+		return nil, fmt.Errorf("crawler: %q is not a valid product token (letters, '-' and '_' only)", agent)
+	}
 	cfg, err := resolve(agent, opts)
 	if err != nil {
 		return nil, err

@@ -56,8 +56,14 @@ type SitemapSettings struct {
 }
 
 // ResolveSettings applies opts to heed's defaults for the product token
-// agent, refusing what New refuses of a token and a User-Agent.
+// agent, refusing what New refuses of a User-Agent. The token may hold
+// digits as real robots.txt files write them (MJ12bot,
+// robots.MatchableToken), since a package that builds on the settings may
+// send no page request; New refuses such a token for a crawl.
 func ResolveSettings(agent string, opts ...Option) (*Settings, error) {
+	if !robots.MatchableToken(agent) {
+		return nil, fmt.Errorf("crawler: %q is not a valid product token (letters, '-' and '_' only; digits accepted as in MJ12bot)", agent)
+	}
 	cfg, err := resolve(agent, opts)
 	if err != nil {
 		return nil, err
@@ -75,12 +81,9 @@ func ResolveSettings(agent string, opts ...Option) (*Settings, error) {
 	}, nil
 }
 
-// resolve applies opts to the defaults and checks the product token and
-// the User-Agent, as New and ResolveSettings do.
+// resolve applies opts to the defaults and checks the User-Agent, as New
+// and ResolveSettings do (each checks the token first).
 func resolve(agent string, opts []Option) (*config, error) {
-	if !robots.ValidProductToken(agent) {
-		return nil, fmt.Errorf("crawler: %q is not a valid product token (letters, '-' and '_' only)", agent)
-	}
 	cfg := &config{}
 	for _, o := range opts {
 		o(cfg)

@@ -200,7 +200,11 @@ func openFleet(rc *config, j *crawler.Job) (*fleet, error) {
 	// the wait is bounded by the store's retry budget instead.
 	ctx, cancel := context.WithTimeout(context.Background(), rc.retryFor+10*time.Second)
 	defer cancel()
+	// The scope check goes first: a link it passes is queued in one
+	// round trip; one it refuses goes to the admission, which records it
+	// once (redisfrontier.WithCheck).
 	fr, err := redisfrontier.NewFrontier(ctx, store, redisfrontier.WithLeaseTimeout(rc.lease),
+		redisfrontier.WithCheck(j.Check),
 		redisfrontier.WithFrontierOptions(append(j.Frontier, frontier.WithGate(pacer))...))
 	if err != nil {
 		pacer.Close()

@@ -55,6 +55,39 @@ func (w *fleetFrontier) Push(ctx context.Context, req *frontier.Request) (fronti
 	return res, err
 }
 
+// PushBatch queues a page's links in one round trip where it can (see
+// redisfrontier.Frontier.PushBatch), waiting for Redis as Push does: the
+// requests that failed for want of Redis are pushed again, and given up
+// only by a stopping process.
+func (w *fleetFrontier) PushBatch(ctx context.Context, reqs []*frontier.Request) ([]frontier.PushResult, []error) {
+	res, errs := w.Frontier.PushBatch(ctx, reqs)
+	for attempt := 0; ; attempt++ {
+		var again []int
+		for i, err := range errs {
+			if errors.Is(err, redisstore.ErrUnavailable) {
+				again = append(again, i)
+			}
+		}
+		if len(again) == 0 {
+			return res, errs
+		}
+		if (w.fl.isStopping() && attempt > 0) || w.fl.unavailable(ctx, "push", attempt, errs[again[0]]) != nil {
+			for _, i := range again {
+				res[i], errs[i] = frontier.Rejected, fmt.Errorf("%w: redis unavailable: %w", crawler.ErrNotQueued, errs[i])
+			}
+			return res, errs
+		}
+		sub := make([]*frontier.Request, len(again))
+		for k, i := range again {
+			sub[k] = reqs[i]
+		}
+		r2, e2 := w.Frontier.PushBatch(ctx, sub)
+		for k, i := range again {
+			res[i], errs[i] = r2[k], e2[k]
+		}
+	}
+}
+
 // Next waits for Redis as long as ctx lasts: a worker does not stop
 // because Redis is restarting.
 func (w *fleetFrontier) Next(ctx context.Context) (*frontier.Request, error) {

@@ -9,7 +9,11 @@
 // sitemap.Walk, and hands every listed URL to the caller as a Row: its
 // lastmod, changefreq and priority as written, the sitemap that listed it, and whether robots.txt allows it, with the
 // deciding line, rule and group. A URL on another authority gets that
-// authority's verdict.
+// authority's verdict when the sitemap scope admits it (WithSitemapScope
+// "any"); a URL outside its sitemap's scope (by default any other
+// authority) is a row with problem out-of-scope and reason sitemap-scope,
+// and its authority is never contacted, not even for robots.txt: no
+// sitemap can make heed send requests to hosts and ports nobody asked for.
 //
 // Sitemap fetches are requests like a crawl's: they pass heed's robots
 // stage and are paced per authority (the floor of WithDelay, or a larger
@@ -49,6 +53,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heedcrawl/heed/aipref"
 	"io"
 	"net/http"
 	"net/url"
@@ -80,8 +85,10 @@ type Inventory struct {
 }
 
 // New returns an inventory that reads robots.txt for the product token
-// agent, configured by the crawler's options, with the same checks as
-// crawler.New.
+// agent, configured by the crawler's options, with the checks of
+// crawler.ResolveSettings: agent names with digits (MJ12bot) are accepted
+// as real robots.txt files write them, since the inventory sends no page
+// request.
 func New(agent string, opts ...crawler.Option) (*Inventory, error) {
 	cfg, err := crawler.ResolveSettings(agent, opts...)
 	if err != nil {
@@ -120,13 +127,19 @@ type Row struct {
 	Problem string `json:"problem,omitempty"`
 	// Duplicate is true when an earlier row listed the same URL.
 	Duplicate bool `json:"duplicate,omitempty"`
+	// Usage is the AI usage preference robots.txt states for the URL
+	// (Content-Usage rules; the inventory fetches no page, so headers do
+	// not count): each category with a y or n and its deciding line,
+	// "train-ai=n (line 4); search=y (line 9)". Empty when every category
+	// is unknown or the URL may not be crawled.
+	Usage string `json:"usage,omitempty"`
 }
 
 // Columns are the CSV columns of an Row, in the order
 // Fields writes them. The order is part of heed's output format.
 var Columns = []string{
 	"url", "lastmod", "changefreq", "priority", "sitemap",
-	"allowed", "reason", "line", "rule", "group", "robots_url", "problem", "duplicate",
+	"allowed", "reason", "line", "rule", "group", "robots_url", "problem", "duplicate", "usage",
 }
 
 // Fields returns the row's values in Columns order, for CSV:
@@ -139,7 +152,7 @@ func (r Row) Fields() []string {
 	return []string{
 		r.URL, r.LastMod, r.ChangeFreq, r.Priority, r.Sitemap,
 		strconv.FormatBool(r.Allowed), string(r.Reason), line, r.Rule, strings.Join(r.Group, " "),
-		r.RobotsURL, r.Problem, strconv.FormatBool(r.Duplicate),
+		r.RobotsURL, r.Problem, strconv.FormatBool(r.Duplicate), r.Usage,
 	}
 }
 
@@ -386,6 +399,12 @@ func (iv *inventoryRun) row(ctx context.Context, e sitemap.Entry, visit func(Row
 		if row.Problem == "" {
 			row.Problem = string(sitemap.ProblemInvalidURL)
 		}
+	} else if e.Problem == sitemap.ProblemOutOfScope {
+		// A sitemap may not widen the inventory: a URL it lists outside
+		// its scope is reported as such, and its authority is never
+		// contacted (not even for robots.txt), so that no sitemap can make
+		// heed send requests to hosts and ports nobody asked for.
+		row.URL, row.Reason = canon, skiplog.SitemapScope
 	} else {
 		row.URL = canon
 		if err := iv.verdict(ctx, &row); err != nil {
@@ -423,8 +442,23 @@ func (iv *inventoryRun) verdict(ctx context.Context, row *Row) error {
 	if e.State == middleware.RobotsAvailable {
 		ev := d.Evidence()
 		row.Line, row.Rule, row.Group = ev.Line, ev.Rule, ev.Group
+		row.Usage = UsageSummary(e, u)
 	}
 	return nil
+}
+
+// UsageSummary is the robots.txt usage preference of u in one cell, as
+// Row.Usage and `heed robots check --purpose` write it: every
+// category of the vocabulary with a y or n, and the line that decided.
+func UsageSummary(e *middleware.RobotsEntry, u *url.URL) string {
+	var parts []string
+	for _, c := range aipref.Categories {
+		d := middleware.DecideUsage(e, u, nil, c.Label)
+		if d.Value != aipref.Unknown && d.By != nil {
+			parts = append(parts, fmt.Sprintf("%s=%s (line %d)", c.Label, d.Value, d.By.Line))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (iv *inventoryRun) skip(rec *skiplog.Record) {

@@ -124,15 +124,12 @@ func TestInventoryMatchesTheOracle(t *testing.T) {
 }
 
 // TestInventoryOtherAuthorities: a URL a sitemap lists on another
-// authority gets that authority's robots.txt verdict (and is flagged out
-// of scope), duplicates are counted, and --since filters.
+// authority is flagged out of scope (reason sitemap-scope) and that
+// authority is never contacted, not even for its robots.txt; duplicates
+// are counted, and --since filters.
 func TestInventoryOtherAuthorities(t *testing.T) {
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			io.WriteString(w, "User-agent: *\nAllow: /open\nDisallow: /\n")
-			return
-		}
-		t.Errorf("the inventory fetched %s from the other authority", r.URL)
+		t.Errorf("the inventory fetched %s from an authority only a sitemap named", r.URL)
 	}))
 	defer other.Close()
 	var self *httptest.Server
@@ -166,8 +163,8 @@ func TestInventoryOtherAuthorities(t *testing.T) {
 	}
 	want := []brief{
 		{self.URL + "/x", self.URL + "/a.xml", true, 0, self.URL + "/robots.txt", "", false},
-		{other.URL + "/open/1", self.URL + "/a.xml", true, 2, other.URL + "/robots.txt", "out-of-scope", false},
-		{other.URL + "/closed", self.URL + "/a.xml", false, 3, other.URL + "/robots.txt", "out-of-scope", false},
+		{other.URL + "/open/1", self.URL + "/a.xml", false, 0, "", "out-of-scope", false},
+		{other.URL + "/closed", self.URL + "/a.xml", false, 0, "", "out-of-scope", false},
 		{self.URL + "/x", self.URL + "/moved.xml", true, 0, self.URL + "/robots.txt", "", true},
 		{self.URL + "/y", self.URL + "/moved.xml", true, 0, self.URL + "/robots.txt", "", false},
 	}
@@ -184,7 +181,12 @@ func TestInventoryOtherAuthorities(t *testing.T) {
 	if r := recs[self.URL+"/old"]; r == nil || r.Reason != skiplog.SitemapFilter || !strings.Contains(r.Detail, "lastmod 2020-01-01 is before 2025-01-01") {
 		t.Errorf("filtered entry: record %+v", r)
 	}
-	if sum.Filtered != 1 || sum.Duplicates != 1 || sum.CrossDuplicates != 1 || sum.Unique != 4 || sum.Disallowed != 1 || sum.Problems != 2 || len(sum.Sites) != 1 {
+	for _, r := range rows[1:3] {
+		if r.Reason != skiplog.SitemapScope {
+			t.Errorf("%s: reason %q, want sitemap-scope", r.URL, r.Reason)
+		}
+	}
+	if sum.Filtered != 1 || sum.Duplicates != 1 || sum.CrossDuplicates != 1 || sum.Unique != 4 || sum.Disallowed != 0 || sum.Problems != 2 || len(sum.Sites) != 1 {
 		t.Errorf("summary %+v", sum)
 	}
 	if !sum.Complete() {

@@ -60,6 +60,12 @@
 //   - The crawl is exhausted, and Next returns [frontier.ErrExhausted] in
 //     every process, when nothing is queued or leased anywhere and no Push
 //     is in its admission function.
+//   - Round trips: [Frontier.PushBatch] pushes a page's links with one
+//     script call when a side-effect-free check ([WithCheck]) passes them
+//     all (dedup, queueing and the seen set in one atomic step); a link the
+//     check refuses, or every link when only an admission function is
+//     given, costs one more call per batch, to claim it before the
+//     admission function runs. Next, Done and Retry are one call each.
 //
 // Drain, Stats and Counts are crawl-wide. Drain empties every process's
 // queue: a process that stops alone (one machine of a fleet) should finish

@@ -36,8 +36,9 @@ type Frontier struct {
 	order      string   // "b" or "d", for the scripts
 	leaseTTL   time.Duration
 	poll       time.Duration
-	gatePrefix string        // key prefix of a StoredGate's ready times
-	goGate     frontier.Gate // a Gate that must be asked in Go; nil if none
+	check      func(*frontier.Request) error // WithCheck's; nil if none
+	gatePrefix string                        // key prefix of a StoredGate's ready times
+	goGate     frontier.Gate                 // a Gate that must be asked in Go; nil if none
 
 	id     string // this Frontier's part of lease and admission tokens
 	tokens atomic.Uint64
@@ -86,6 +87,7 @@ func NewFrontier(ctx context.Context, s *redisstore.Store, opts ...Option) (*Fro
 		order:    "b",
 		leaseTTL: st.leaseTTL,
 		poll:     st.poll,
+		check:    st.check,
 		id:       randomID(),
 		leases:   make(map[uint64]*held),
 		done:     make(chan struct{}),
@@ -177,61 +179,8 @@ func (f *Frontier) Push(ctx context.Context, req *frontier.Request) (frontier.Pu
 	if req == nil {
 		return frontier.Rejected, errors.New("frontier: Push of a nil request")
 	}
-	if f.isClosed() {
-		return frontier.Rejected, frontier.ErrClosed
-	}
-	canon, err := frontier.Canonicalize(req.URL)
-	if err != nil {
-		if cerr := f.s.Do(ctx, "count rejected", func(ctx context.Context) error {
-			return f.s.Client().HIncrBy(ctx, f.keys[0]+"n", "rejects", 1).Err()
-		}); cerr != nil {
-			f.s.Logger().Warn("redisfrontier: rejected URL not counted", "url", req.URL, "error", cerr.Error())
-		}
-		return frontier.Rejected, err
-	}
-	req.URL = canon
-	fp := req.Fingerprint()
-	token, verdict := "", "a"
-	var admitErr error
-	if f.cfg.Admit != nil {
-		token = f.newToken()
-		res, err := f.run(ctx, "push", claimScript, string(fp[:]), token, redisstore.Micros(f.leaseTTL))
-		if err != nil {
-			return frontier.Rejected, err
-		}
-		if n, _ := res.(int64); n == 0 {
-			return frontier.Duplicate, nil
-		}
-		if admitErr = f.cfg.Admit(req); admitErr != nil {
-			verdict = "r"
-		}
-		if f.isClosed() {
-			f.s.Client().ZRem(context.WithoutCancel(ctx), f.keys[0]+"admit", token)
-			return frontier.Rejected, frontier.ErrClosed
-		}
-	}
-	body, err := requestJSON(req)
-	if err != nil {
-		return frontier.Rejected, err
-	}
-	res, err := f.run(ctx, "push", pushScript, f.cfg.LeasesPerAuthority, string(fp[:]),
-		authorityOf(canon), sortKey(req, f.cfg.Order), body, f.order, token, verdict)
-	if err != nil {
-		return frontier.Rejected, err
-	}
-	r, _ := res.([]any)
-	switch code := intAt(r, 0); code {
-	case 0:
-		return frontier.Duplicate, nil
-	case 2:
-		return frontier.Rejected, admitErr
-	case 1:
-		req.Seq = uint64(intAt(r, 1))
-		f.wake.one()
-		return frontier.Added, nil
-	default:
-		return frontier.Rejected, fmt.Errorf("redisfrontier: push script answered %v", res)
-	}
+	res, errs := f.PushBatch(ctx, []*frontier.Request{req})
+	return res[0], errs[0]
 }
 
 // intAt returns r[i] as an int64, or 0.

@@ -20,6 +20,7 @@ const (
 type Option func(*settings)
 
 type settings struct {
+	check    func(*frontier.Request) error
 	fopts    []frontier.Option
 	leaseTTL time.Duration
 	poll     time.Duration
@@ -52,3 +53,18 @@ func WithLeaseTimeout(d time.Duration) Option { return func(s *settings) { s.lea
 // bound on the delay a lost wake-up message can cause. Values under 10 ms
 // are raised to 10 ms.
 func WithPollInterval(d time.Duration) Option { return func(s *settings) { s.poll = d } }
+
+// WithCheck sets a side-effect-free admission check, asked in this process
+// before the crawl's seen set: a request it passes is deduplicated and
+// queued in one script call, with no claim and no admission function, so
+// that a page's links (see [Frontier.PushBatch]) cost one round trip. A
+// request it refuses goes on as without it: to the admission function of
+// WithFrontierOptions, after a claim that makes it the one process asking
+// about the URL; with no admission function, it is marked seen and only
+// the first Push of the URL anywhere in the crawl is Rejected, with the
+// check's error. The check must give the same answer in every process and
+// on every call; the admission function, when there is one, must refuse
+// what the check refuses.
+func WithCheck(check func(*frontier.Request) error) Option {
+	return func(s *settings) { s.check = check }
+}

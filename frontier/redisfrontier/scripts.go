@@ -144,52 +144,6 @@ local function endLease(id, a)
 end
 `
 
-// pushScript queues a new request unless its fingerprint was seen.
-// ARGV: 2 leases per authority, 3 fingerprint, 4 authority, 5 sort key,
-// 6 JSON, 7 order ("b" or "d"), 8 admission token or "", 9 "a" (admitted)
-// or "r" (rejected by the admission function: counted and marked seen).
-// Returns {0} duplicate, {2} rejected, {1, seq} added.
-var pushScript = redis.NewScript(luaPrelude + `
-local now, limit, a = clock(), tonumber(ARGV[2]), ARGV[4]
-local tok = ARGV[8]
-if tok ~= '' then redis.call('ZREM', ADMIT, tok) end
-if redis.call('SADD', F .. 'seen', ARGV[3]) == 0 then
-  redis.call('HINCRBY', N, 'dups', 1)
-  if tok ~= '' and exhausted(now) then wake('x') end
-  return {0}
-end
-if ARGV[9] == 'r' then
-  redis.call('HINCRBY', N, 'rejects', 1)
-  if tok ~= '' and exhausted(now) then wake('x') end
-  return {2}
-end
-local seq = redis.call('INCR', F .. 'seq')
-local order = hex(seq)
-if ARGV[7] == 'd' then order = hex(9007199254740991 - seq) end
-local ak = F .. 'a:' .. a
-if redis.call('HEXISTS', ak, 'turn') == 0 then
-  redis.call('HSET', ak, 'turn', hex(redis.call('HINCRBY', N, 'turn', 1)))
-end
-addq(a, ARGV[5] .. order .. hex(seq) .. ARGV[6], 0)
-if place(a, now, limit) > 0 then wake('r') end
-return {1, seq}
-`)
-
-// claimScript starts the admission of a request: it counts a duplicate,
-// or records an admission token that keeps the crawl from looking exhausted
-// while the admission function runs.
-// ARGV: 2 fingerprint, 3 token, 4 token lifetime (µs).
-// Returns 0 for a duplicate, 1 to go on.
-var claimScript = redis.NewScript(luaPrelude + `
-local now = clock()
-if redis.call('SISMEMBER', F .. 'seen', ARGV[2]) == 1 then
-  redis.call('HINCRBY', N, 'dups', 1)
-  return 0
-end
-redis.call('ZADD', ADMIT, now + tonumber(ARGV[4]), ARGV[3])
-return 1
-`)
-
 // nextScript reclaims expired leases, moves authorities whose hold ended
 // to the ready set, and leases the head of the best ready authority.
 // ARGV: 2 leases per authority, 3 lease lifetime (µs), 4 lease token,
