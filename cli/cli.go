@@ -194,6 +194,7 @@ func (a *App) root() *cobra.Command {
 		a.robotsCommand(),
 		a.inventoryCommand(),
 		a.skiplogCommand(),
+		a.uiCommand(),
 	)
 	for _, c := range a.commands {
 		root.AddCommand(c(a))

@@ -52,7 +52,7 @@ func (a *App) crawlCommand() *cobra.Command { return a.newCrawlCommand(nil) }
 
 // newCrawlCommand makes crawl; extra options apply after the flags'.
 func (a *App) newCrawlCommand(extra []crawler.Option) *cobra.Command {
-	f := &crawlFlags{groups: []FlagGroup{&watchFlags{}}}
+	f := &crawlFlags{groups: []FlagGroup{&watchFlags{}, &uiFlags{}}}
 	for _, g := range a.groups {
 		f.groups = append(f.groups, g())
 	}
@@ -160,6 +160,11 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 		spiderOpts = so.Options()
 	}
 	opts := append(l.with(spiderOpts), extra...)
+	for _, g := range f.groups {
+		if o, ok := g.(groupOptions); ok {
+			opts = append(opts, o.Options()...)
+		}
+	}
 	closeFleet, err := f.setupFleet(seeds, &opts, stderr)
 	if err != nil {
 		return err

@@ -24,6 +24,13 @@ type FlagGroup interface {
 	Start(c *crawler.Crawler, a *App) (stop func(), err error)
 }
 
+// groupOptions is a FlagGroup that also sets crawler options: crawl
+// applies them when it builds the crawler, before Start (--ui keeps the
+// request starts its timeline shows).
+type groupOptions interface {
+	Options() []crawler.Option
+}
+
 // watchFlags are --metrics and --stats-interval: what a long job shows
 // while it runs. heed's own FlagGroup.
 type watchFlags struct {

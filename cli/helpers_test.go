@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"encoding/json"
-	"io"
-	"os"
 	"sort"
 	"testing"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -31,51 +27,6 @@ func siteArgs(site *testweb.Site) []string {
 		args = append(args, "--allow-domain", d)
 	}
 	return append(args, site.Seeds()...)
-}
-
-// readSkipLog reads the skip-log file at path by URL; a URL with two
-// records fails the test (invariant 7: exactly one record for every URL
-// not fetched), as does a line that is not a whole record.
-func readSkipLog(t *testing.T, path string) map[string]*skiplog.Record {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	got := map[string]*skiplog.Record{}
-	if err := skiplog.Read(f, func(r *skiplog.Record) error {
-		if prev, dup := got[r.URL]; dup {
-			t.Errorf("two skip records for %s: %s and %s", r.URL, prev.Reason, r.Reason)
-		}
-		got[r.URL] = r
-		return nil
-	}); err != nil {
-		t.Fatalf("skip log %s is not complete: %v", path, err)
-	}
-	return got
-}
-
-// readItems counts the items of the JSON Lines feed at path by page URL;
-// a line that is not a whole record fails the test.
-func readItems(t *testing.T, path string) map[string]int {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	items := map[string]int{}
-	dec := json.NewDecoder(f)
-	for {
-		var p crawler.Page
-		if err := dec.Decode(&p); err == io.EOF {
-			return items
-		} else if err != nil {
-			t.Fatalf("items file is not whole JSON Lines: %v", err)
-		}
-		items[p.URL]++
-	}
 }
 
 // checkSkipReasons checks a skip log, by URL, against the oracle's

@@ -15,6 +15,7 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/inventory"
 	"github.com/heedcrawl/heed/robots"
+	"github.com/heedcrawl/heed/ui"
 )
 
 // sitemapFlags are the sitemap settings of `heed crawl` (and, partly, of
@@ -103,7 +104,10 @@ crawl's: a sitemap robots.txt disallows is not fetched; it is reported and
 written to the skip log.
 
 Rows go to --out (or standard output) as JSON Lines or CSV (--format, or
-the --out file name). A summary follows on standard output (standard error
+the --out file name); --format html (or an --out name ending in .html)
+writes one self-contained HTML report instead: URLs per sitemap, the URLs
+listed but disallowed with their rule, the lastmod distribution and the
+duplicates across sitemaps. A summary follows on standard output (standard error
 when rows go there): sitemaps with their URL counts, duplicates, and the
 URLs a sitemap lists but robots.txt disallows, with line and rule.
 
@@ -145,12 +149,15 @@ func (f *inventoryFlags) check(cmd *cobra.Command, sites []string) error {
 	}
 	if f.format == "" {
 		f.format = "jsonl"
-		if strings.HasSuffix(strings.ToLower(f.out), ".csv") {
+		switch lo := strings.ToLower(f.out); {
+		case strings.HasSuffix(lo, ".csv"):
 			f.format = "csv"
+		case strings.HasSuffix(lo, ".html"), strings.HasSuffix(lo, ".htm"):
+			f.format = "html"
 		}
 	}
-	if f.format != "jsonl" && f.format != "csv" {
-		return usageError("--format %q: want jsonl or csv (the inventory writes those)", f.format)
+	if f.format != "jsonl" && f.format != "csv" && f.format != "html" {
+		return usageError("--format %q: want jsonl, csv or html (the inventory writes those)", f.format)
 	}
 	if _, err := f.sm.options(); err != nil {
 		return err
@@ -204,9 +211,21 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 		rowsOut, summaryOut = outFile, stdout
 	}
 	w := newRowWriter(f.format, rowsOut)
+	visit := w.write
+	var report *ui.InventoryReport
+	if f.format == "html" {
+		// One self-contained report, written once the summary is known.
+		report = ui.NewInventoryReport(f.agent)
+		visit = func(r inventory.Row) error { report.Add(r); return nil }
+	}
 	stop := startInventoryProgress(f.progress, stderr, inv)
-	sum, err := inv.Run(cmd.Context(), sites, w.write)
+	sum, err := inv.Run(cmd.Context(), sites, visit)
 	stop()
+	if report != nil && sum != nil {
+		if werr := report.Write(rowsOut, sum); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	if ferr := w.flush(); ferr != nil && err == nil {
 		err = ferr
 	}

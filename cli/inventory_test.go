@@ -76,7 +76,7 @@ func TestInventoryUsageErrors(t *testing.T) {
 		{"no agent", []string{"inventory", "http://127.0.0.1:1/"}, "--agent is required"},
 		{"bad agent", []string{"inventory", "--agent", "Heed Bot", "http://127.0.0.1:1/"}, "product token"},
 		{"no site", []string{"inventory", "--agent", "HeedBot"}, "at least one site"},
-		{"bad format", []string{"inventory", "--agent", "HeedBot", "--format", "xml", "http://127.0.0.1:1/"}, "want jsonl or csv"},
+		{"bad format", []string{"inventory", "--agent", "HeedBot", "--format", "xml", "http://127.0.0.1:1/"}, "want jsonl, csv or html"},
 		{"bad since", []string{"inventory", "--agent", "HeedBot", "--since", "yesterday", "http://127.0.0.1:1/"}, "--since"},
 		{"unknown flag", []string{"inventory", "--agent", "HeedBot", "--nope", "http://127.0.0.1:1/"}, "unknown flag"},
 		{"unwritable out", []string{"inventory", "--agent", "HeedBot", "--out", filepath.Join(dir, "no", "such", "dir.csv"), "http://127.0.0.1:1/"}, "no such file"},

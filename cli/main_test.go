@@ -19,6 +19,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/heedtest"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -108,8 +109,8 @@ func TestInterruptLeavesCompleteLogs(t *testing.T) {
 		t.Errorf("no interruption notice:\n%s", stdout.String())
 	}
 
-	fetched := readItems(t, items)
-	skipped := readSkipLog(t, skips)
+	fetched := heedtest.ReadFeed(t, items)
+	skipped := heedtest.ReadSkipLog(t, skips)
 
 	interrupted := 0
 	for _, r := range skipped {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedcrawl/heed/heedtest"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/redisstore/redistest"
 )
@@ -146,7 +147,7 @@ func (f *testFleet) check(allowDup int) {
 	if code != 0 {
 		t.Fatalf("heed skiplog merge: exit %d: %s", code, stderr)
 	}
-	checkSkipReasons(t, readSkipLog(t, merged), exp.Skipped)
+	checkSkipReasons(t, heedtest.ReadSkipLog(t, merged), exp.Skipped)
 	t.Logf("%d processes: %d pages expected, %d duplicate fetches, %d skips expected; smallest gap %v; merge: %s",
 		len(f.procs), len(exp.Fetched), dups, len(exp.Skipped), minGap, strings.TrimSpace(lastLine(stdout)))
 }

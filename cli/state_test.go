@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedcrawl/heed/heedtest"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/jobstate"
 )
@@ -28,6 +29,11 @@ type stateJob struct {
 	items string
 	delay time.Duration
 	runs  []jobRun
+	// extra are arguments given to every run after heed's own.
+	extra []string
+	// probe, when set, is called with what the running process printed
+	// so far, every few milliseconds until it returns true.
+	probe func(out string) bool
 }
 
 // jobRun is one process of the job: when it started and when it ended,
@@ -48,6 +54,7 @@ func newStateJob(t *testing.T, bin string, g testweb.Generated, delay time.Durat
 func (j *stateJob) command() *exec.Cmd {
 	args := []string{"crawl", "--agent", "HeedBot", "--state", j.dir, "--out", j.items,
 		"--delay", j.delay.String(), "--timeout", "5s", "--progress", "never"}
+	args = append(args, j.extra...)
 	return exec.Command(j.bin, append(args, siteArgs(j.site)...)...)
 }
 
@@ -64,8 +71,9 @@ func (j *stateJob) run(sig syscall.Signal, items int, after time.Duration) jobRu
 	t := j.t
 	t.Helper()
 	cmd := j.command()
-	var out bytes.Buffer
+	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	probe := j.probe
 	base := j.itemLines()
 	r := jobRun{start: time.Now()}
 	if err := cmd.Start(); err != nil {
@@ -96,6 +104,9 @@ wait:
 			err = <-exited
 			break wait
 		case <-tick.C:
+			if probe != nil && probe(out.String()) {
+				probe = nil
+			}
 			if items > 0 && j.itemLines()-base >= items {
 				r.end, r.killed = time.Now(), true
 				cmd.Process.Signal(sig)
@@ -143,7 +154,7 @@ func (j *stateJob) check(kills int, inFlight int) int {
 	t.Helper()
 	exp := j.site.Expected("HeedBot")
 	requested := j.site.PageRequests()
-	skipped := readSkipLog(t, filepath.Join(j.dir, "skipped.jsonl"))
+	skipped := heedtest.ReadSkipLog(t, filepath.Join(j.dir, "skipped.jsonl"))
 	checkSkipReasons(t, skipped, exp.Skipped)
 	for u, r := range skipped {
 		if requested[u] > 0 {
@@ -176,7 +187,7 @@ func (j *stateJob) check(kills int, inFlight int) int {
 
 	// The feed holds whole records, one per fetched page; a page fetched
 	// again after a kill may have its item twice.
-	items := readItems(t, j.items)
+	items := heedtest.ReadFeed(t, j.items)
 	dupItems := 0
 	for u, n := range items {
 		if requested[u] == 0 {

@@ -3,8 +3,12 @@ package crawler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
@@ -143,6 +147,12 @@ type Job struct {
 	// Check).
 	Agent string
 	Seeds []string
+	// Scope describes the options that decide which URLs belong to the
+	// crawl (allowed domains, include and exclude patterns, the maximum
+	// depth, sitemap sources and scope), one "name=value" line each in a
+	// fixed order: a backend that keeps a job across runs compares it, so
+	// that another command never silently takes over the job.
+	Scope []string
 	// Pacing are the politeness options the crawl's settings make (floor,
 	// concurrency, Crawl-delay cap, logger, start log), for the backend's
 	// pacer.
@@ -254,7 +264,7 @@ func (c *config) backend() (Backend, error) {
 func (c *Crawler) job(seeds []string, r *run) *Job {
 	cfg := &c.cfg
 	j := &Job{
-		Agent: c.agent, Seeds: seeds, Timeout: cfg.timeout, SkipLog: cfg.skipOut,
+		Agent: c.agent, Seeds: seeds, Scope: cfg.scopeSpec(), Timeout: cfg.timeout, SkipLog: cfg.skipOut,
 		Budget: cfg.maxPages > 0 || cfg.maxPerHost > 0, Logger: cfg.logger, Now: cfg.now, r: r,
 		Pacing: []politeness.Option{
 			politeness.WithFloor(cfg.floor),
@@ -268,6 +278,9 @@ func (c *Crawler) job(seeds []string, r *run) *Job {
 			frontier.WithLeasesPerAuthority(cfg.perHost),
 			frontier.WithOrder(cfg.order),
 		},
+	}
+	if cfg.autoThrottle != nil {
+		j.Pacing = append(j.Pacing, politeness.WithAutoThrottle(*cfg.autoThrottle))
 	}
 	if r != nil {
 		j.Frontier = append(j.Frontier, frontier.WithAdmit(r.admitting(r.admit)))
@@ -304,4 +317,26 @@ func (r *run) admit(req *frontier.Request) error {
 		return errRecorded
 	}
 	return err
+}
+
+// scopeSpec describes the crawl's scope options for Job.Scope.
+func (c *config) scopeSpec() []string {
+	patterns := func(res []*regexp.Regexp) string {
+		var out []string
+		for _, re := range res {
+			out = append(out, re.String())
+		}
+		return strings.Join(out, " ")
+	}
+	sm := &c.sitemaps
+	return []string{
+		"domains=" + strings.Join(c.domains, ","),
+		"include=" + patterns(c.include),
+		"exclude=" + patterns(c.exclude),
+		"max-depth=" + strconv.Itoa(c.maxDepth),
+		"sitemaps=" + strings.Join(sm.urls, ","),
+		fmt.Sprintf("sitemap-discovery=%v sitemap-seeds=%v sitemap-scope=%s", sm.discover, sm.seeds, sm.scope),
+		"sitemap-include=" + patterns(sm.include),
+		"sitemap-exclude=" + patterns(sm.exclude),
+	}
 }

@@ -46,6 +46,19 @@
 // the politeness package, queueing and deduplication from the frontier.
 // Every URL the crawl discovers ends in exactly one of three ways: fetched,
 // counted as a duplicate, or written to the skip log with its reason.
+//
+// # What a site says outside robots.txt
+//
+// Each page's directives (package pagerobots: meta robots, the meta naming
+// the crawler's token, X-Robots-Tag) and AI usage preferences (package
+// aipref, decided by middleware.DecideUsage from robots.txt Content-Usage
+// rules and the Content-Usage header) are read once and attached to the
+// Response and, through SignalCarrier and Page, to its items. nofollow is
+// honoured by default (WithNofollow); rel="nofollow" only with
+// WithRelNofollow; WithRespect and WithPurposes keep a page's items out
+// of the exporters. Each exclusion is one skip-log record (nofollow,
+// rel-nofollow, page-directive, usage-preference) with its evidence; see
+// pagesignals.go.
 package crawler
 
 import (
@@ -98,6 +111,9 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 		return nil, err
 	}
 	if err := b.Check(c.job(nil, nil)); err != nil {
+		return nil, err
+	}
+	if err := c.cfg.checkDevLoop(); err != nil {
 		return nil, err
 	}
 	if err := c.cfg.checkSignals(); err != nil {
@@ -234,6 +250,9 @@ type run struct {
 
 	follows follows
 	held    heldLinks // links not followed for nofollow (pagesignals.go)
+	// record, in a run made by Parse, collects what callbacks emit and
+	// follow instead of the pipelines and the frontier (parse.go).
+	record *recorder
 
 	wg sync.WaitGroup
 }
@@ -272,6 +291,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	}
 	r.sess, r.pace, r.front = sess, sess.Pacer(), sess.Frontier()
 	r.down = newDownloader(cfg.userAgent, cfg.timeout, cfg.maxBody, cfg.transport)
+	r.down.applyCookies(cfg)
 	r.down.stray = r.strayVisit
 	pace := middleware.Politeness(r.pace)
 	policy := cfg.robotsPolicy(c.agent)
@@ -279,18 +299,26 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	retry := cfg.retry()
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
 	sess.Chain(&policy, budget)
-	r.robots = middleware.NewRobots(pace(r.down), policy)
+	cache := r.cacheStage()
+	r.robots = middleware.NewRobots(cache(pace(r.down)), policy)
 	r.budget = budget
 	r.maps = newSitemapReader(r, &cfg.sitemaps)
-	r.chain = middleware.Chain(r.down,
+	stages := []middleware.Stage{
 		r.scope.Stage(),
 		r.robots.Stage(),
 		r.maps.stage(),
 		budget.Check(),
-		pace,
-		budget.Stage(), // spent only on a request about to be sent
-		retry.Stage(),
-	)
+	}
+	if r.cfg.cache != nil {
+		// A page replayed from the cache spends the budget as a fetched
+		// one does, so a replay stops where the crawl it replays stopped.
+		stages = append(stages, budget.Stage(), cache, pace, retry.Stage())
+	} else {
+		stages = append(stages, pace,
+			budget.Stage(), // spent only on a request about to be sent
+			retry.Stage())
+	}
+	r.chain = middleware.Chain(r.down, stages...)
 	r.items = newItemSink(c, cfg)
 	r.stats.mu.Lock()
 	r.stats.queue = func() (int, int) {
@@ -440,6 +468,9 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 		return
 	}
 	r.fetched(req.Authority(), resp.Status, len(resp.Body))
+	if resp.FromCache {
+		r.stats.cacheHit()
+	}
 	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
 		r.redirect(ctx, resp)
 		return

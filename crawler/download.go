@@ -29,6 +29,7 @@ import (
 // bodies are capped, compressed ones included.
 type downloader struct {
 	c       *colly.Collector
+	jar     *authorityJar
 	maxBody int
 	// stray receives URLs that a callback asked colly itself to visit
 	// (e.Request.Visit); heed turns them into followed links instead of
@@ -74,7 +75,8 @@ func newDownloader(userAgent string, timeout time.Duration, maxBody int, transpo
 	d := &downloader{c: c, maxBody: maxBody, transport: transport, userAgent: userAgent, timeout: timeout}
 	c.WithTransport(&boundedTransport{next: transport, max: int64(maxBody), ctx: d.callContext})
 	c.SetRequestTimeout(timeout)
-	c.SetCookieJar(newAuthorityJar())
+	d.jar = newAuthorityJar()
+	c.SetCookieJar(d.jar)
 	c.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	c.OnRequest(func(r *colly.Request) {
 		s, _ := r.Ctx.GetAny(slotKey).(*slot)
@@ -142,7 +144,13 @@ func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 	d.calls.Store(id, ctx)
 	defer d.calls.Delete(id)
 	start := time.Now()
-	err := d.c.Request(method, req.URL, nil, cctx, http.Header{callHeader: {id}})
+	var reqBody io.Reader
+	if len(req.Body) > 0 {
+		reqBody = bytes.NewReader(req.Body)
+	}
+	sent := requestHeader(req.Header)
+	sent.Set(callHeader, id)
+	err := d.c.Request(method, req.URL, reqBody, cctx, sent)
 	if s.resp == nil {
 		if err == nil {
 			err = s.err
@@ -175,6 +183,19 @@ func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 		Elapsed:   time.Since(start),
 		Native:    r,
 	}, nil
+}
+
+// requestHeader is a request's own headers as sent: a copy, without a
+// User-Agent, which stays the crawler's so that robots.txt groups address
+// what the site sees, nor heed's own call header.
+func requestHeader(h http.Header) http.Header {
+	out := h.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	out.Del("User-Agent")
+	out.Del(callHeader)
+	return out
 }
 
 // boundedTransport caps every response body at max+1 bytes after

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/httpcache"
 	"github.com/heedcrawl/heed/politeness"
 )
 
@@ -52,10 +53,16 @@ type config struct {
 	order     frontier.Order
 	backends  []Backend // see backend.go
 	transport http.RoundTripper
-	skipOut   io.Writer
-	logger    *slog.Logger
-	now       func() time.Time
-	startLog  int // see live.go
+	// The developer's loop (cache.go): the HTTP cache, AutoThrottle and
+	// cookie jar control.
+	cache        *httpcache.Cache
+	autoThrottle *politeness.AutoThrottle
+	noCookies    bool
+	cookies      []presetCookies
+	skipOut      io.Writer
+	logger       *slog.Logger
+	now          func() time.Time
+	startLog     int // see live.go
 
 	// Page directives and usage preferences (pagesignals.go).
 	ignoreNofollow bool

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -22,7 +23,25 @@ func (r *run) redirect(ctx context.Context, resp *middleware.Response) {
 		r.skip(rec)
 		return
 	}
+	keepRequest(next, resp.Request, resp.Status)
 	r.enqueue(ctx, next)
+}
+
+// keepRequest carries a request's own headers to its redirect, and its
+// method and body on a 307 or 308, which ask for the same request again;
+// any other redirect of a POST is a GET without a body, as browsers do
+// (RFC 9110 §15.4).
+func keepRequest(next, req *frontier.Request, status int) {
+	if status == http.StatusTemporaryRedirect || status == http.StatusPermanentRedirect {
+		next.Method, next.Body, next.Header = req.Method, req.Body, req.Header
+		return
+	}
+	if len(req.Header) > 0 {
+		next.Header = req.Header.Clone()
+		for _, k := range []string{"Content-Type", "Content-Length", "Content-Encoding"} {
+			next.Header.Del(k)
+		}
+	}
 }
 
 // strayVisit turns a colly Visit called from a callback into a followed

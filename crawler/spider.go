@@ -293,14 +293,30 @@ func (r *Response) follow(link, rel string, opts []RequestOption) {
 		r.crawl.stats.ignoredLink()
 		return
 	}
-	req := &frontier.Request{
-		URL:      abs,
-		Depth:    r.Request.Depth + 1,
-		Referrer: r.Request.URL,
-		Callback: r.Request.Callback,
+	r.followRequest(&frontier.Request{URL: abs}, rel, opts)
+}
+
+// FollowRequest queues a request the callback built whole (a form's
+// submission, an API call with its own method, headers and body): one
+// level deeper than this response, found on it, with its callback unless
+// req or an option names another. It passes the frontier, robots.txt and
+// pacing like any followed link. req.URL must be absolute.
+func (r *Response) FollowRequest(req *frontier.Request, opts ...RequestOption) {
+	r.followRequest(req, "", opts)
+}
+
+func (r *Response) followRequest(req *frontier.Request, rel string, opts []RequestOption) {
+	req.Depth = r.Request.Depth + 1
+	req.Referrer = r.Request.URL
+	if req.Callback == "" {
+		req.Callback = r.Request.Callback
 	}
 	for _, o := range opts {
 		o(req)
+	}
+	if rec := r.crawl.record; rec != nil {
+		rec.follow(req)
+		return
 	}
 	if r.crawl.nofollowed(r, req, rel) {
 		return
@@ -310,6 +326,10 @@ func (r *Response) follow(link, rel string, opts []RequestOption) {
 
 // Emit sends an item to the crawl's item pipelines and exporters.
 func (r *Response) Emit(item any) {
+	if rec := r.crawl.record; rec != nil {
+		rec.emit(item)
+		return
+	}
 	r.crawl.emit(r, item)
 }
 
@@ -328,6 +348,35 @@ func WithMeta(key, value string) RequestOption {
 			r.Meta = make(map[string]string)
 		}
 		r.Meta[key] = value
+	}
+}
+
+// WithHeader sets a header of the followed request (Referer,
+// Accept-Language, an API token ...). The User-Agent stays the crawler's.
+func WithHeader(key, value string) RequestOption {
+	return func(r *frontier.Request) {
+		if r.Header == nil {
+			r.Header = make(http.Header)
+		}
+		r.Header.Set(key, value)
+	}
+}
+
+// WithMethod sets the followed request's HTTP method.
+func WithMethod(method string) RequestOption {
+	return func(r *frontier.Request) { r.Method = strings.ToUpper(method) }
+}
+
+// WithBody gives the followed request a body and its Content-Type; the
+// method becomes POST unless it is set otherwise. Two requests to one URL
+// with different bodies are two requests.
+func WithBody(contentType string, body []byte) RequestOption {
+	return func(r *frontier.Request) {
+		if r.Method == "" || r.Method == http.MethodGet {
+			r.Method = http.MethodPost
+		}
+		r.Body = body
+		WithHeader("Content-Type", contentType)(r)
 	}
 }
 

@@ -44,6 +44,9 @@ type Snapshot struct {
 	Bytes int64 `json:"bytes"`
 	// Statuses counts responses by HTTP status.
 	Statuses map[int]int64 `json:"statuses"`
+	// CacheHits counts the responses (among Pages) served from the HTTP
+	// cache (WithHTTPCache) without contacting the site.
+	CacheHits int64 `json:"cache_hits,omitempty"`
 	// Waiting and InFlight are the frontier's counts at the snapshot.
 	Waiting  int `json:"waiting"`
 	InFlight int `json:"in_flight"`
@@ -218,6 +221,7 @@ func (st *Stats) add(f func(s *Snapshot)) {
 }
 
 func (st *Stats) queued()      { st.add(func(s *Snapshot) { s.Queued++ }) }
+func (st *Stats) cacheHit()    { st.add(func(s *Snapshot) { s.CacheHits++ }) }
 func (st *Stats) duplicate()   { st.add(func(s *Snapshot) { s.Duplicates++ }) }
 func (st *Stats) ignoredLink() { st.add(func(s *Snapshot) { s.IgnoredLinks++ }) }
 func (st *Stats) pageCut()     { st.add(func(s *Snapshot) { s.PagesCut++ }) }

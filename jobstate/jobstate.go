@@ -124,9 +124,12 @@ type Job struct {
 	Running bool `json:"running"`
 	// Complete says the latest run ended with its frontier exhausted.
 	Complete bool `json:"complete"`
-	// Agent is the product token of the latest run; Seeds its seeds.
+	// Agent is the job's product token; Seeds its seeds; Scope its scope
+	// options (crawler.Job.Scope). A run with another agent, other seeds
+	// or another scope is refused with a *MismatchError.
 	Agent string   `json:"agent,omitempty"`
 	Seeds []string `json:"seeds,omitempty"`
+	Scope []string `json:"scope,omitempty"`
 }
 
 // Checkpoint is what a running crawl stores every second and when it

@@ -167,6 +167,9 @@ func (s *session) resume() error {
 	if err != nil {
 		return err
 	}
+	if err := checkSameJob(s.dir, &job, s.j); err != nil {
+		return err
+	}
 	now := s.j.Now()
 	s.wasComplete = job.Runs > 0 && job.Complete
 	if job.Runs == 0 {
@@ -174,7 +177,10 @@ func (s *session) resume() error {
 	}
 	job.Runs++
 	job.LastStart, job.Stopped, job.Running, job.Complete = now, time.Time{}, true, false
-	job.Agent, job.Seeds = s.j.Agent, append([]string(nil), s.j.Seeds...)
+	job.Agent, job.Scope = s.j.Agent, append([]string(nil), s.j.Scope...)
+	if len(s.j.Seeds) > 0 || job.Runs == 1 {
+		job.Seeds = append([]string(nil), s.j.Seeds...)
+	}
 	s.job = job
 
 	pace, err := s.Pacing()

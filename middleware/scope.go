@@ -34,6 +34,13 @@ type Scope struct {
 }
 
 // Check returns nil when req is in scope, or the *skiplog.Record that
+// MetaNoRule is the Meta key of a link the spider's link rules refused
+// (crawler.LinkRule): Check rejects such a request with reason no-rule and
+// the value as detail. The link goes through the frontier like any other
+// so that a URL refused on many pages has one record, as every exclusion
+// does.
+const MetaNoRule = "heed.no-rule"
+
 // excludes it.
 func (s *Scope) Check(req *frontier.Request) error {
 	u, err := url.Parse(req.URL)
@@ -42,6 +49,9 @@ func (s *Scope) Check(req *frontier.Request) error {
 	}
 	if len(s.Domains) > 0 && !s.domainAllowed(u.Hostname()) {
 		return s.record(req, skiplog.Offsite, fmt.Sprintf("host %s is not in the allowed domains", u.Hostname()))
+	}
+	if why, ok := req.Meta[MetaNoRule]; ok && req.Kind == frontier.KindPage {
+		return s.record(req, skiplog.NoRule, why)
 	}
 	if req.Kind != frontier.KindPage {
 		// URL patterns and depth describe pages: a sitemap's Depth counts

@@ -32,14 +32,13 @@ func ScanHTML(r io.Reader, token string, limit int64) (Directives, error) {
 			}
 			return ds, nil
 		case html.StartTagToken, html.SelfClosingTagToken:
-			raw := z.Raw()
-			// The line the tag starts on: lines before the bytes the
-			// tokenizer has not returned yet.
-			line := lc.lineAt(z) - bytes.Count(raw, []byte{'\n'})
 			name, hasAttr := z.TagName()
 			if string(name) != "meta" || !hasAttr {
 				continue
 			}
+			// The line the tag starts on: lines before the bytes the
+			// tokenizer has not returned yet, less those in the tag.
+			line := lc.lineAt(z) - bytes.Count(z.Raw(), []byte{'\n'})
 			var metaName, content string
 			hasContent := false
 			for {

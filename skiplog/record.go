@@ -40,6 +40,10 @@ const (
 	Depth Reason = "depth"
 	// Filter: an include or exclude URL pattern refused the URL.
 	Filter Reason = "filter"
+	// NoRule: a link found on a page that none of the link rules of the
+	// page's handler admits (crawler.LinkRule, Scrapy's CrawlSpider
+	// rules); Detail names the handler.
+	NoRule Reason = "no-rule"
 	// MaxPages: the page budget (per authority or in total) was spent.
 	MaxPages Reason = "max-pages"
 	// RedirectBlocked: a redirect hop's own authority disallows it in its
@@ -96,7 +100,7 @@ const (
 // Reasons lists every Reason in documentation order.
 var Reasons = []Reason{
 	RobotsDisallow, RobotsUnreachable, CrawlDelayTooLong, Offsite, Depth,
-	Filter, MaxPages, RedirectBlocked, RedirectLimit, RedirectLoop,
+	Filter, NoRule, MaxPages, RedirectBlocked, RedirectLimit, RedirectLoop,
 	InvalidURL, FetchError, HostUnreachable, SitemapFilter, SitemapScope, SitemapLimit,
 	Interrupted, Nofollow, RelNofollow, UsagePreference, PageDirective,
 }

@@ -1,27 +1,31 @@
-// Command catalogue is heed's scraper example: a struct spider that walks
-// a product catalogue's listing pages by their rel="next" links, parses
-// each product page into a Product item, and runs the items through
-// pipeline stages that validate, deduplicate and enrich them before a
-// feed exporter writes them (JSON Lines, JSON or CSV, by the file name).
+// Command catalogue is heed's scraper example, and the normal way to ship
+// a spider: a struct spider that walks a product catalogue's listing
+// pages by their rel="next" links, parses each product page into a
+// Product item, and runs the items through pipeline stages that validate,
+// deduplicate and enrich them, in a program whose main gives it heed's
+// whole command line (package cli). Its binary is `scrapy crawl NAME` for
+// this one spider:
 //
-// Without -url it starts a small catalogue on loopback and crawls that, so
-// it runs anywhere: go run ./examples/catalogue -out products.csv
+//	catalogue crawl https://shop.example/catalogue --out products.csv --state job1
+//	catalogue status --state job1
+//	catalogue robots check https://shop.example/cart/add
+//
+// Its own command, demo, starts a small catalogue on loopback and crawls
+// that, so it runs anywhere: go run ./examples/catalogue demo --out products.csv
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/heedcrawl/heed/cli"
 	"github.com/heedcrawl/heed/crawler"
-	"github.com/heedcrawl/heed/feed"
 )
 
 // Product is the item the spider emits for each product page.
@@ -37,13 +41,14 @@ type Product struct {
 	Listing string `json:"listing"`
 }
 
-// catalogueSpider crawls a catalogue from its first listing page.
+// catalogueSpider crawls a catalogue from its first listing page, given
+// on the command line.
 type catalogueSpider struct {
-	start string
+	notes io.Writer // dropped products are reported here
 }
 
 func (s *catalogueSpider) Name() string        { return "CatalogueBot" }
-func (s *catalogueSpider) StartURLs() []string { return []string{s.start} }
+func (s *catalogueSpider) StartURLs() []string { return nil }
 
 // Options keep the crawl on the catalogue's own pages.
 func (s *catalogueSpider) Options() []crawler.Option {
@@ -71,6 +76,11 @@ func (s *catalogueSpider) Setup(c *crawler.Crawler) error {
 		crawler.Dedup(func(p Product) string { return p.SKU }),
 		crawler.Stage(withSource),
 	)
+	c.OnItemDropped(func(item any, err error) {
+		if p, ok := item.(Product); ok {
+			fmt.Fprintf(s.notes, "dropped %s (%s): %v\n", p.SKU, p.Name, err)
+		}
+	})
 	return nil
 }
 
@@ -112,64 +122,28 @@ func withSource(ctx context.Context, p Product) (Product, error) {
 	return p, nil
 }
 
-func run(ctx context.Context, args []string, stdout io.Writer) error {
-	fl := flag.NewFlagSet("catalogue", flag.ContinueOnError)
-	fl.SetOutput(stdout)
-	start := fl.String("url", "", "first listing page (default: a catalogue started on loopback)")
-	out := fl.String("out", "products.jsonl", "feed file: .jsonl, .json or .csv, optionally .gz")
-	skips := fl.String("skiplog", "", "write the skip log to this file")
-	delay := fl.Duration("delay", 50*time.Millisecond, "least time between requests to the catalogue")
-	if err := fl.Parse(args); err != nil {
-		return err
+// demoCommand starts the catalogue of site.go on loopback and crawls it
+// with crawl's flags: the program runs anywhere.
+func demoCommand(a *cli.App) *cobra.Command {
+	return &cobra.Command{
+		Use:                "demo [crawl flags]",
+		Short:              "Scrape a small catalogue started on loopback (no network needed)",
+		DisableFlagParsing: true, // the flags are crawl's
+		RunE: func(cmd *cobra.Command, args []string) error {
+			site := newCatalogue()
+			defer site.Close()
+			defaults := []string{"--out", "products.jsonl", "--delay", "50ms"} // the given flags come later and win
+			return a.Crawl(cmd.Context(), append(append(defaults, args...), site.URL+"/catalogue"))
+		},
 	}
-	if *start == "" {
-		site := newCatalogue()
-		defer site.Close()
-		*start = site.URL + "/catalogue"
-	}
-	feed, err := feed.Open(*out)
-	if err != nil {
-		return err
-	}
-	defer feed.Close()
-	opts := []crawler.Option{crawler.WithDelay(*delay)}
-	if *skips != "" {
-		f, err := os.Create(*skips)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		opts = append(opts, crawler.WithSkipLog(f))
-	}
-	spider := &catalogueSpider{start: *start}
-	c, err := crawler.NewSpider(spider, opts...)
-	if err != nil {
-		return err
-	}
-	c.Export(feed)
-	c.OnItemDropped(func(item any, err error) {
-		if p, ok := item.(Product); ok {
-			fmt.Fprintf(stdout, "dropped %s (%s): %v\n", p.SKU, p.Name, err)
-		}
-	})
-	sum, err := c.Run(ctx, spider.StartURLs()...)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%d products written to %s\n", sum.Stats.Items, *out)
-	sum.Stats.Format(stdout)
-	sum.Skipped.Format(stdout)
-	if sum.Interrupted {
-		return errors.New("interrupted")
-	}
-	return nil
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "catalogue:", err)
-		os.Exit(1)
-	}
+// newApp is the program's command line: heed's, wearing the spider.
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return cli.New("catalogue",
+		cli.WithSpider(&catalogueSpider{notes: stdout}),
+		cli.WithCommand(demoCommand),
+		cli.WithOutput(stdout, stderr))
 }
+
+func main() { newApp(os.Stdout, os.Stderr).Main() }

@@ -25,7 +25,7 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/feed"
-	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/heedtest"
 	"github.com/heedcrawl/heed/inventory"
 )
 
@@ -41,12 +41,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	sites := fl.Args()
 	var opts []crawler.Option
 	if len(sites) == 0 {
-		site, err := testweb.StartScenario()
+		site, err := heedtest.StartScenario()
 		if err != nil {
 			return err
 		}
 		defer site.Close()
-		sites = []string{site.Host(testweb.HostMaps).Authority + "/"}
+		sites = []string{site.HostURL(heedtest.HostMaps, "/")}
 		opts = append(opts, crawler.WithTransport(site.Transport()))
 	}
 	opts = append(opts, crawler.WithDelay(*delay))

@@ -11,24 +11,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/heedtest"
 	"github.com/heedcrawl/heed/inventory"
 )
 
 // TestInventoryMatchesTheOracle inventories the test site's sitemap host
-// and compares the CSV rows with testweb's expected inventory.
+// and compares the CSV rows with the site's expected inventory.
 func TestInventoryMatchesTheOracle(t *testing.T) {
-	site, err := testweb.StartScenario()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer site.Close()
-	maps := site.Host(testweb.HostMaps).Authority
+	site := heedtest.NewScenario(t)
+	root := site.HostURL(heedtest.HostMaps, "/")
 	out := filepath.Join(t.TempDir(), "inventory.csv")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var stdout bytes.Buffer
-	if err := run(ctx, []string{"-agent", "HeedBot", "-out", out, "-delay", "0", maps + "/"}, &stdout); err != nil {
+	if err := run(ctx, []string{"-agent", "HeedBot", "-out", out, "-delay", "0", root}, &stdout); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	f, err := os.Open(out)
@@ -43,9 +39,9 @@ func TestInventoryMatchesTheOracle(t *testing.T) {
 	if strings.Join(rows[0], ",") != strings.Join(inventory.Columns, ",") {
 		t.Fatalf("header %q", rows[0])
 	}
-	var want []testweb.InventoryRow
+	var want []heedtest.InventoryRow
 	for _, r := range site.ExpectedInventory("HeedBot") {
-		if strings.HasPrefix(r.Sitemap, maps+"/") {
+		if strings.HasPrefix(r.Sitemap, root) {
 			want = append(want, r)
 		}
 	}

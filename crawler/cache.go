@@ -1,0 +1,87 @@
+package crawler
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/heedcrawl/heed/httpcache"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/politeness"
+)
+
+// WithHTTPCache puts an HTTP cache in the crawl's chain (see package
+// httpcache): responses are stored, and served again as its policy says.
+// The cache sits below the scope, robots and budget stages and above
+// politeness, so a stored response is never served for a URL the
+// robots.txt in force disallows, and one served from the cache passes no
+// pacer: a crawl replayed from a cache of Replay policy reaches the site
+// zero times, robots.txt included while it is younger than 24 hours.
+// Stats counts the responses served from it (CacheHits).
+//
+//	store, err := httpcache.OpenDir(".heed-cache")
+//	cache, err := httpcache.New(store) // Replay; httpcache.WithPolicy(httpcache.RFC9111{}) for HTTP's rules
+//	c, err := crawler.New("ExampleBot", crawler.WithHTTPCache(cache))
+func WithHTTPCache(cache *httpcache.Cache) Option { return func(c *config) { c.cache = cache } }
+
+// WithAutoThrottle adapts each authority's interval to the latency of its
+// responses, as Scrapy's AutoThrottle does; the floor (WithDelay) and the
+// Crawl-delay stay lower bounds. See politeness.AutoThrottle for the
+// formula and the defaults of its zero fields. A crawl shared through
+// Redis refuses it (its pacer keeps no latency).
+func WithAutoThrottle(at politeness.AutoThrottle) Option {
+	return func(c *config) { c.autoThrottle = &at }
+}
+
+// WithoutCookies turns the cookie jar off: no response's Set-Cookie is
+// kept and no request carries a cookie but those a spider sets in its own
+// headers.
+func WithoutCookies() Option { return func(c *config) { c.noCookies = true } }
+
+// WithCookies presets cookies for the authority of rawURL (a session
+// cookie copied from a browser, a consent cookie), as if that authority
+// had set them: like every cookie in heed's jar they are sent to that
+// authority only. An unparseable rawURL makes New fail.
+func WithCookies(rawURL string, cookies ...*http.Cookie) Option {
+	return func(c *config) {
+		c.cookies = append(c.cookies, presetCookies{rawURL, cookies})
+	}
+}
+
+type presetCookies struct {
+	url     string
+	cookies []*http.Cookie
+}
+
+// checkDevLoop validates the preset cookies' URLs.
+func (c *config) checkDevLoop() error {
+	for _, p := range c.cookies {
+		if _, err := parseHTTPURL(p.url); err != nil {
+			return fmt.Errorf("crawler: WithCookies: %w", err)
+		}
+	}
+	return nil
+}
+
+// applyCookies sets the downloader's jar as the options say.
+func (d *downloader) applyCookies(cfg *config) {
+	if cfg.noCookies {
+		d.c.DisableCookies()
+		return
+	}
+	for _, p := range cfg.cookies {
+		u, err := url.Parse(p.url)
+		if err == nil {
+			d.jar.SetCookies(u, p.cookies)
+		}
+	}
+}
+
+// cacheStage is the HTTP cache's stage, or a stage that passes requests
+// on when the crawl has no cache.
+func (r *run) cacheStage() middleware.Stage {
+	if r.cfg.cache == nil {
+		return func(next middleware.Fetcher) middleware.Fetcher { return next }
+	}
+	return r.cfg.cache.Stage()
+}
