@@ -27,7 +27,10 @@ import (
 //	  robots/AUTHORITY  the last robots.txt fetch (a middleware.RobotsRecord)
 //	  pace/AUTHORITY    the pacing (a politeness.AuthorityState), every second
 //	  budget/SEQ        a page admitted by the budget: its authority
+//	  check             the number of the last checkpoint
 //	DIR/skipped.jsonl   the skip log, one fsync per record
+//	DIR/integrity.json  what the last checkpoint recorded, checked by Open
+//	                    (see DamageError)
 //
 // Robots records and budget admissions are written (and fsync'd) as they
 // happen; the job record, statistics and pacing every second and when the
@@ -42,6 +45,9 @@ type DirState struct {
 	mu     sync.Mutex
 	front  *durable.Frontier
 	closed bool
+
+	ckMu sync.Mutex // serialises checkpoints
+	ckpt uint64     // the number of the last checkpoint (see integrity.go)
 }
 
 // Names inside a state directory.
@@ -75,7 +81,8 @@ func (e *BusyError) Error() string {
 
 // Open opens the state in dir, creating the directory if needed,
 // and locks it for this process. It fails with a *BusyError while
-// another process has it. The frontier is opened by OpenFrontier.
+// another process has it, and with a *DamageError, changing nothing, for
+// a state that fails its integrity checks. The frontier is opened by OpenFrontier.
 func Open(dir string) (*DirState, error) {
 	if dir == "" {
 		return nil, errors.New("jobstate: empty state directory")
@@ -89,12 +96,18 @@ func Open(dir string) (*DirState, error) {
 	}
 	lock.Truncate(0)
 	lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	ckpt, err := checkState(dir)
+	if err != nil {
+		lock.Truncate(0)
+		lock.Close()
+		return nil, err
+	}
 	skips, err := openFileSkips(filepath.Join(dir, stateSkipLogName))
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	return &DirState{dir: dir, lock: lock, skips: skips}, nil
+	return &DirState{dir: dir, lock: lock, skips: skips, ckpt: ckpt}, nil
 }
 
 // lockState opens and locks dir/lock: exclusively for a crawl, shared for
@@ -268,13 +281,20 @@ func (s *DirState) Stats() (*crawler.Snapshot, error) {
 }
 
 // Checkpoint stores the job record, the statistics and the pacing in one
-// write.
+// write, then the integrity record that the next Open checks the state
+// against (see integrity.go).
 func (s *DirState) Checkpoint(cp *Checkpoint) error {
 	f, err := s.frontier()
 	if err != nil {
 		return err
 	}
+	s.ckMu.Lock()
+	defer s.ckMu.Unlock()
+	// The skip log's mark is taken first: every record it counts is on
+	// disk, and records written after it only make the file longer.
+	size, records, sum := s.skips.mark()
 	var b durable.MetaBatch
+	b.Put(metaCheck, []byte(strconv.FormatUint(s.ckpt+1, 10)))
 	job, err := json.Marshal(cp.Job)
 	if err != nil {
 		return err
@@ -294,7 +314,11 @@ func (s *DirState) Checkpoint(cp *Checkpoint) error {
 		}
 		b.Put(metaPace+auth, v)
 	}
-	return f.WriteMeta(&b)
+	if err := f.WriteMeta(&b); err != nil {
+		return err
+	}
+	s.ckpt++
+	return writeIntegrity(s.dir, &integrity{Checkpoint: s.ckpt, SkipBytes: size, SkipRecords: records, SkipSHA256: sum})
 }
 
 // Skips returns the skip log, DIR/skipped.jsonl.

@@ -29,6 +29,19 @@
 // package frontier/durable, on Pebble, holds the records beside the
 // queue). Read reads a state without changing it, for `heed status`.
 //
+// # Damage
+//
+// A state checks itself when it is opened, against what it recorded at its
+// last checkpoint (DIR/integrity.json: the checkpoint's number, also kept
+// in the frontier, and the skip log's length, record count and SHA-256).
+// A missing frontier or skip log, a frontier whose log lost writes (cut or
+// overwritten), a skip log that is shorter or whose recorded bytes were
+// altered: each is refused with a *DamageError naming the damage, and
+// nothing of the state is changed. A skip log longer than recorded is what
+// a kill -9 leaves (records written after the last checkpoint) and is
+// resumed. What was written after the last checkpoint and then lost is not
+// detected.
+//
 // # Limits
 //
 // A state belongs to one process at a time (a lock file; a second crawl

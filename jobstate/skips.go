@@ -1,6 +1,8 @@
 package jobstate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -20,10 +22,12 @@ type fileSkips struct {
 	path string
 	f    *os.File
 	w    *skiplog.Writer
+	hf   *hashedFile // what w writes through: the file's length and hash
 
 	mu   sync.Mutex
 	seen map[frontier.Fingerprint]uint8 // URL to its reason's index
 	sum  skiplog.Summary
+	recs int // records in the file
 	// reasons interns the reasons outside skiplog.Reasons (none today),
 	// so that the map stays one byte per value.
 	reasons []skiplog.Reason
@@ -37,12 +41,13 @@ func openFileSkips(path string) (*fileSkips, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobstate: skip log: %w", err)
 	}
-	s := &fileSkips{path: path, f: f, seen: make(map[frontier.Fingerprint]uint8), reasons: append([]skiplog.Reason(nil), skiplog.Reasons...)}
+	s := &fileSkips{path: path, f: f, seen: make(map[frontier.Fingerprint]uint8), reasons: append([]skiplog.Reason(nil), skiplog.Reasons...),
+		hf: &hashedFile{f: f, h: sha256.New()}}
 	if err := s.load(); err != nil {
 		f.Close()
 		return nil, err
 	}
-	s.w = skiplog.NewWriter(f, skiplog.WithSync())
+	s.w = skiplog.NewWriter(s.hf, skiplog.WithSync())
 	return s, nil
 }
 
@@ -53,13 +58,23 @@ func (s *fileSkips) load() error {
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("jobstate: skip log %s: %w", s.path, err)
 	}
-	err := skiplog.Read(s.f, func(rec *skiplog.Record) error {
+	// What is read is hashed and counted, for the integrity record.
+	r := io.TeeReader(s.f, s.hf.h)
+	err := skiplog.Read(r, func(rec *skiplog.Record) error {
 		s.note(rec)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("jobstate: skip log %s is damaged: %w", s.path, err)
 	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return fmt.Errorf("jobstate: skip log %s: %w", s.path, err)
+	}
+	fi, err := s.f.Stat()
+	if err != nil {
+		return fmt.Errorf("jobstate: skip log %s: %w", s.path, err)
+	}
+	s.hf.n = fi.Size()
 	return nil
 }
 
@@ -82,6 +97,7 @@ func (s *fileSkips) note(rec *skiplog.Record) {
 	}
 	s.seen[frontier.NewFingerprint("", rec.Key())] = uint8(i)
 	s.sum.Add(rec)
+	s.recs++
 }
 
 // Write appends rec with an fsync, unless its URL has a record.
@@ -99,6 +115,14 @@ func (s *fileSkips) Write(rec *skiplog.Record) (bool, error) {
 	}
 	s.note(rec)
 	return true, nil
+}
+
+// mark returns what the integrity record says of the file: its length,
+// its records and the SHA-256 of its bytes.
+func (s *fileSkips) mark() (size int64, records int, sum string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hf.n, s.recs, hex.EncodeToString(s.hf.h.Sum(nil))
 }
 
 // Recorded returns the reason of url's record.
