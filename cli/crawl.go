@@ -165,7 +165,7 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 			opts = append(opts, o.Options()...)
 		}
 	}
-	closeFleet, err := f.setupFleet(seeds, &opts, stderr)
+	closeFleet, err := f.setupFleet(a.name, seeds, &opts, stderr)
 	if err != nil {
 		return err
 	}
