@@ -102,8 +102,8 @@ func (r *run) dispatch(ctx context.Context, mr *middleware.Response) {
 	}
 }
 
-// followScanned runs the callbacks on links read by scanLinks, without a
-// DOM, when every HTML callback is FollowLinks' a[href] one, no XML
+// followScanned runs the callbacks on links read by scanPage, without a
+// DOM (for a page the DOM would hold whole), when every HTML callback is FollowLinks' a[href] one, no XML
 // callback runs and nothing built the DOM already. It reports whether it
 // did; if not, the caller builds the DOM.
 func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCallback) bool {
@@ -115,10 +115,15 @@ func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCa
 			return false
 		}
 	}
-	links, base, hasBase, ok := scanLinks(resp.Body)
-	if !ok {
+	scan := resp.scan
+	if scan == nil {
+		s := scanPage(resp.Body, r.c.agent, r.cfg.maxElements)
+		scan = &s
+	}
+	if !scan.linksOK {
 		return false
 	}
+	links, base, hasBase := scan.links, scan.base, scan.hasBase
 	resp.base = resp.URL
 	if hasBase {
 		if b, err := resp.URL.Parse(strings.TrimSpace(base)); err == nil {

@@ -3,13 +3,16 @@ package crawler
 import (
 	"bytes"
 	"io"
+	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/heedcrawl/heed/pagerobots"
 )
 
 // A page whose only HTML consumers are FollowLinks("a[href]") callbacks
 // needs its links, not its tree. scanLinks reads them with the HTML
-// tokenizer, without building the DOM that goquery needs: the work the
+// tokenizer (in the same pass as the page's meta robots, scanPage), without building the DOM that goquery needs: the work the
 // tree builder does (and most of the garbage) is saved on every such page.
 //
 // It must find the links the DOM would: the a elements with an href
@@ -32,56 +35,118 @@ type scannedLink struct {
 	href, src string
 }
 
+// pageScan is what one tokenizer pass reads from an HTML page: its
+// a[href] links and first base href (when linksOK: see scanLinks), and
+// its meta robots directives, exactly as pagerobots.ScanHTML reads them
+// (the same tokenizer, buffer limit, lines and statement limit), so that
+// a page is tokenized once for both.
+type pageScan struct {
+	links   []scannedLink
+	base    string
+	hasBase bool
+	linksOK bool
+	meta    pagerobots.Directives
+}
+
 // scanLinks returns the a[href] links of an HTML body and the href of its
 // first base[href] element, or ok false when only the DOM can tell.
 func scanLinks(body []byte) (links []scannedLink, base string, hasBase, ok bool) {
-	if bytes.IndexByte(body, 0) >= 0 {
-		return nil, "", false, false
-	}
+	ps := scanPage(body, "", DefaultMaxPageElements)
+	return ps.links, ps.base, ps.hasBase, ps.linksOK
+}
+
+// scanPage reads body's links and the meta robots directives for token.
+// It reads links only from a page whose DOM would hold it whole (see
+// htmlToParse), and never more than maxElements of them: memory stays
+// bounded as the DOM's is.
+func scanPage(body []byte, token string, maxElements int) pageScan {
+	_, whole, _ := htmlToParse(body, maxElements)
+	ps := pageScan{linksOK: whole && bytes.IndexByte(body, 0) < 0}
 	z := html.NewTokenizer(bytes.NewReader(body))
+	z.SetMaxBuf(1 << 20) // as pagerobots.ScanHTML
+	line, statements := 1, 0
 	for {
 		tt := z.Next()
-		switch tt {
-		case html.ErrorToken:
-			return links, base, hasBase, z.Err() == io.EOF
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, more := z.TagName()
-			switch string(name) {
-			case "a":
-				var l scannedLink
-				var hasHref, hasSrc bool
-				for more {
-					var k, v []byte
-					k, v, more = z.TagAttr()
-					switch string(k) {
-					case "href":
-						if !hasHref {
-							l.href, hasHref = string(v), true
-						}
-					case "src":
-						if !hasSrc {
-							l.src, hasSrc = string(v), true
-						}
-					}
-				}
-				if hasHref {
-					links = append(links, l)
-				}
-			case "base":
-				for more {
-					var k, v []byte
-					k, v, more = z.TagAttr()
-					if string(k) == "href" {
-						if hasBase {
-							return nil, "", false, false
-						}
-						base, hasBase = string(v), true
-						break
-					}
-				}
-			case "select", "frameset", "svg", "math":
-				return nil, "", false, false
+		if tt == html.ErrorToken {
+			if z.Err() != io.EOF {
+				ps.linksOK = false
 			}
+			return ps
+		}
+		raw := z.Raw()
+		tagLine := line
+		line += bytes.Count(raw, []byte{'\n'})
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		name, more := z.TagName()
+		switch string(name) {
+		case "a":
+			if !ps.linksOK {
+				continue
+			}
+			var l scannedLink
+			var hasHref, hasSrc bool
+			for more {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				switch string(k) {
+				case "href":
+					if !hasHref {
+						l.href, hasHref = string(v), true
+					}
+				case "src":
+					if !hasSrc {
+						l.src, hasSrc = string(v), true
+					}
+				}
+			}
+			if hasHref {
+				if maxElements > 0 && len(ps.links) >= maxElements {
+					ps.links, ps.linksOK = nil, false
+					continue
+				}
+				ps.links = append(ps.links, l)
+			}
+		case "base":
+			for ps.linksOK && more {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				if string(k) == "href" {
+					if ps.hasBase {
+						ps.linksOK = false
+					}
+					ps.base, ps.hasBase = string(v), true
+					break
+				}
+			}
+		case "meta":
+			if statements >= pagerobots.MaxStatements || !more {
+				continue
+			}
+			var metaName, content string
+			hasContent := false
+			for more {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				switch string(k) {
+				case "name":
+					metaName = string(v)
+				case "content":
+					content, hasContent = string(v), true
+				}
+			}
+			if !hasContent {
+				continue
+			}
+			d := pagerobots.ParseMeta(token, metaName, content, tagLine)
+			if len(d.List) == 0 && !strings.EqualFold(strings.TrimSpace(metaName), "robots") {
+				continue
+			}
+			ps.meta.Add(d)
+			statements++
+		case "select", "frameset", "svg", "math":
+			ps.linksOK = false
 		}
 	}
 }

@@ -2,11 +2,14 @@ package crawler
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/heedcrawl/heed/pagerobots"
 )
 
 // domLinks is what FollowLinks reads from the DOM: every a[href]
@@ -62,6 +65,27 @@ var scanCases = []struct {
 	{"nul", "<a href=\"/a\x00b\">x</a>", false},
 	{"unterminated", `<a href="/open`, true},
 	{"entities", `<a href="/&eacute;?q=&lt;&#x41;&amp">x</a>`, true},
+	{"meta robots", "<head>\n<meta name=\"robots\" content=\"nofollow\">\n<META NAME=HeedBot CONTENT='noindex, nofollow'>\n<meta name=robots>\n<meta charset=utf-8><meta name=\"&#114;obots\" content=noarchive></head><a href=/x>", true},
+	{"meta in svg", "<svg><meta name=robots content=noindex></svg>", false},
+}
+
+// checkMeta compares scanPage's meta robots with pagerobots.ScanHTML's.
+func checkMeta(t testing.TB, body []byte) {
+	want, _ := pagerobots.ScanHTML(bytes.NewReader(body), "HeedBot", 0)
+	if got := scanPage(body, "HeedBot", DefaultMaxPageElements).meta; !reflect.DeepEqual(got, want) {
+		t.Errorf("meta robots: scan %+v\nScanHTML %+v", got, want)
+	}
+}
+
+func TestScanPageMetaAgreesWithPagerobots(t *testing.T) {
+	for _, tt := range scanCases {
+		t.Run(tt.name, func(t *testing.T) { checkMeta(t, []byte(tt.html)) })
+	}
+	many := strings.Repeat("<meta name=robots content=noindex>\n", pagerobots.MaxStatements+5) + "<a href=/after>"
+	checkMeta(t, []byte(many))
+	if links, _, _, ok := scanLinks([]byte(many)); !ok || len(links) != 1 {
+		t.Errorf("links after the statement limit: %v %v", links, ok)
+	}
 }
 
 func TestScanLinksAgreesWithTheDOM(t *testing.T) {
@@ -90,6 +114,7 @@ func FuzzScanLinks(f *testing.F) {
 	}
 	f.Add([]byte(strings.Repeat(`<div><a href="/p">p</a>`, 50)))
 	f.Fuzz(func(t *testing.T, body []byte) {
+		checkMeta(t, body)
 		links, base, hasBase, ok := scanLinks(body)
 		if !ok {
 			return

@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -121,8 +120,10 @@ func (r *run) readSignals(resp *Response, html bool) {
 	token := r.c.agent
 	resp.Directives = pagerobots.ParseHeader(token, resp.Header.Values(pagerobots.HeaderName))
 	if html {
-		meta, _ := pagerobots.ScanHTML(bytes.NewReader(resp.Body), token, 0)
-		resp.Directives.Add(meta)
+		// One tokenizer pass for the meta robots and the links (links.go).
+		scan := scanPage(resp.Body, token, r.cfg.maxElements)
+		resp.Directives.Add(scan.meta)
+		resp.scan = &scan
 	}
 	var entry *middleware.RobotsEntry
 	if r.robots != nil {

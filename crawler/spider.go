@@ -194,6 +194,7 @@ type Response struct {
 	withheldOnce sync.Once
 	withheld     *skiplog.Record
 	loggedOnce   sync.Once
+	scan         *pageScan // an HTML page's links and meta robots, read in one pass
 	doc          *goquery.Document
 	base         *url.URL
 	xdoc         *xmlquery.Node

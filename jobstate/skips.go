@@ -80,7 +80,7 @@ func (s *fileSkips) note(rec *skiplog.Record) {
 	if i < 0 {
 		i = 255
 	}
-	s.seen[frontier.NewFingerprint("", rec.URL)] = uint8(i)
+	s.seen[frontier.NewFingerprint("", rec.Key())] = uint8(i)
 	s.sum.Add(rec)
 }
 
@@ -91,7 +91,7 @@ func (s *fileSkips) Write(rec *skiplog.Record) (bool, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.seen[frontier.NewFingerprint("", rec.URL)]; dup {
+	if _, dup := s.seen[frontier.NewFingerprint("", skiplog.KeyOf(rec.URL))]; dup {
 		return false, nil
 	}
 	if err := s.w.Write(rec); err != nil {
@@ -105,7 +105,7 @@ func (s *fileSkips) Write(rec *skiplog.Record) (bool, error) {
 func (s *fileSkips) Recorded(url string) (skiplog.Reason, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, ok := s.seen[frontier.NewFingerprint("", url)]
+	i, ok := s.seen[frontier.NewFingerprint("", skiplog.KeyOf(url))]
 	if !ok {
 		return "", false
 	}

@@ -91,7 +91,7 @@ func Merge(w io.Writer, inputs ...io.Reader) (MergeStats, error) {
 	for len(h) > 0 {
 		c := h[0]
 		st.Read++
-		key := fingerprint(c.rec.URL)
+		key := fingerprint(c.rec.Key())
 		if _, dup := seen[key]; dup {
 			st.Duplicates++
 			st.DuplicatesByReason[c.rec.Reason]++

@@ -13,6 +13,8 @@
 package skiplog
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"time"
 )
@@ -128,6 +130,55 @@ type Record struct {
 	Directive *Directive `json:"directive,omitempty"`
 	// Usage is the evidence of usage-preference records.
 	Usage *Usage `json:"usage,omitempty"`
+	// URLBytes and ReferrerBytes are the lengths of URL and Referrer
+	// when the Writer cut them to MaxURLBytes; 0 when they are whole.
+	URLBytes      int `json:"url_bytes,omitempty"`
+	ReferrerBytes int `json:"referrer_bytes,omitempty"`
+	// URLSHA256 is the hex SHA-256 of the whole URL when it was cut, so
+	// that the record still names one URL (see Key).
+	URLSHA256 string `json:"url_sha256,omitempty"`
+}
+
+// Key returns what identifies the record's URL, whole or cut: KeyOf of
+// the whole URL, which a record read back after the Writer cut its URL
+// still gives (from URLSHA256).
+func (r *Record) Key() string {
+	if r.URLSHA256 != "" {
+		return "sha256:" + r.URLSHA256
+	}
+	return KeyOf(r.URL)
+}
+
+// KeyOf returns the Key a record of url has once written.
+func KeyOf(url string) string {
+	if len(url) <= MaxURLBytes {
+		return url
+	}
+	sum := sha256.Sum256([]byte(url))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// MaxURLBytes is the most of a URL (or a referrer) a record stores: a
+// link of 100 KiB must not make a skip-log line of 100 KiB. A record of a
+// longer URL keeps its first MaxURLBytes bytes and says how long the URL
+// was (URLBytes, ReferrerBytes).
+const MaxURLBytes = 4096
+
+// capped returns r, or a copy of it with its URL and referrer cut to
+// MaxURLBytes and their lengths recorded.
+func (r *Record) capped() *Record {
+	if len(r.URL) <= MaxURLBytes && len(r.Referrer) <= MaxURLBytes {
+		return r
+	}
+	c := *r
+	if len(c.URL) > MaxURLBytes {
+		sum := sha256.Sum256([]byte(c.URL))
+		c.URLBytes, c.URLSHA256, c.URL = len(c.URL), hex.EncodeToString(sum[:]), c.URL[:MaxURLBytes]
+	}
+	if len(c.Referrer) > MaxURLBytes {
+		c.ReferrerBytes, c.Referrer = len(c.Referrer), c.Referrer[:MaxURLBytes]
+	}
+	return &c
 }
 
 // Directive is where a page said what excluded a URL or its items.

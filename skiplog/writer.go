@@ -74,7 +74,8 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 }
 
 // Write appends one record. Records with a zero Time are stamped now. The
-// record is counted in the summary whether or not the write succeeds.
+// record is counted in the summary whether or not the write succeeds. A
+// URL or referrer longer than MaxURLBytes is stored cut, with its length.
 func (w *Writer) Write(r *Record) error {
 	if r == nil {
 		return errors.New("skiplog: nil record")
@@ -89,7 +90,7 @@ func (w *Writer) Write(r *Record) error {
 		return nil
 	}
 	w.buf.Reset()
-	if err := w.enc.Encode(r); err != nil {
+	if err := w.enc.Encode(r.capped()); err != nil {
 		w.sum.Failed++
 		return fmt.Errorf("skiplog: encode %s: %w", r.URL, err)
 	}

@@ -24,8 +24,8 @@
 // Everything is rendered on the server with html/template, charts
 // included (SVG); the style sheet and the one small script are embedded
 // in the binary. No page loads anything from elsewhere, and a Server
-// changes nothing: the tester's form is the only POST, and it is answered
-// like a GET.
+// changes nothing: the tester's form and its JSON twin (/api/robots) are
+// the only POSTs, and they compute an answer, like a GET.
 //
 // # Limits
 //
