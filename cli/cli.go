@@ -195,6 +195,9 @@ func (a *App) root() *cobra.Command {
 		a.inventoryCommand(),
 		a.skiplogCommand(),
 		a.uiCommand(),
+		a.fetchCommand(),
+		a.selectCommand(),
+		a.parseCommand(),
 	)
 	for _, c := range a.commands {
 		root.AddCommand(c(a))

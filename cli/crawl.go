@@ -165,6 +165,13 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 			opts = append(opts, o.Options()...)
 		}
 	}
+	cache, err := f.cacheFlags.open()
+	if err != nil {
+		return err
+	}
+	if cache != nil {
+		opts = append(opts, crawler.WithHTTPCache(cache))
+	}
 	closeFleet, err := f.setupFleet(a.name, seeds, &opts, stderr)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ type crawlFlags struct {
 	reportFlags
 	formatFlag
 	signalFlags
+	cacheFlags
 	out        string
 	workers    int
 	perHost    int
@@ -45,6 +46,7 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 	f.reportFlags.register(fl)
 	f.formatFlag.register(fl)
 	f.signalFlags.register(fl)
+	f.cacheFlags.register(fl)
 	fl.StringVar(&f.out, "out", "", "write the spider's items to this feed: .jsonl, .json or .csv, optionally .gz; - for stdout (with --format)")
 	fl.IntVar(&f.workers, "concurrency", 16, "requests in flight in total")
 	fl.IntVar(&f.perHost, "per-host", 1, "requests in flight per host (authority) when --delay is 0 and the host has no Crawl-delay; a spaced host always has one")
@@ -66,7 +68,7 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 
 // check validates every setting but the seeds and the outputs' paths.
 func (f *crawlFlags) check() error {
-	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(), f.signalFlags.check(),
+	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(), f.signalFlags.check(), f.cacheFlags.check(),
 		atLeastN("concurrency", f.workers, 1, "must be at least 1"),
 		atLeastN("per-host", f.perHost, 1, "must be at least 1"),
 		atLeastN("depth", f.depth, 0, "must be 0 (no limit) or more"),

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/httpcache"
 	"github.com/heedcrawl/heed/robots"
 )
 
@@ -214,4 +215,41 @@ func firstError(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// cacheFlags are --cache and --cache-policy: the HTTP cache of the
+// developer's loop (package httpcache), for crawl, fetch, select and
+// parse.
+type cacheFlags struct {
+	dir    string
+	policy string
+}
+
+func (f *cacheFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.dir, "cache", "", "keep responses in this directory and serve them again (robots.txt still obeyed, re-read after 24h); empty for none")
+	fs.StringVar(&f.policy, "cache-policy", "replay", "replay (serve every stored response without asking the site: develop offline) or rfc9111 (HTTP's freshness, revalidated by ETag and Last-Modified)")
+}
+
+func (f *cacheFlags) check() error {
+	switch f.policy {
+	case "replay", "rfc9111":
+		return nil
+	}
+	return usageError("--cache-policy %q: want replay or rfc9111", f.policy)
+}
+
+// open returns the cache, or nil without --cache.
+func (f *cacheFlags) open() (*httpcache.Cache, error) {
+	if f.dir == "" {
+		return nil, nil
+	}
+	store, err := httpcache.OpenDir(f.dir)
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	var p httpcache.Policy = httpcache.Replay{}
+	if f.policy == "rfc9111" {
+		p = httpcache.RFC9111{}
+	}
+	return httpcache.New(store, httpcache.WithPolicy(p))
 }

@@ -328,6 +328,9 @@ func (s Snapshot) Format(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if s.CacheHits > 0 {
+		fmt.Fprintf(w, "from the HTTP cache: %d of the pages, without contacting their sites\n", s.CacheHits)
+	}
 	if s.Runs > 0 {
 		fmt.Fprintf(w, "runs: %d (the counts are the job's, since %s)\n", s.Runs, s.Started.Format(time.RFC3339))
 	}
