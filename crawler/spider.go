@@ -264,6 +264,11 @@ func (r *Response) AbsoluteURL(link string) string {
 	}
 	u, err := base.Parse(link)
 	if err != nil {
+		// Repair what browsers (and frontier.Canonicalize) repair, then
+		// try again: tabs and newlines dropped, a stray "%" encoded.
+		u, err = base.Parse(repairReference(link))
+	}
+	if err != nil {
 		// Not a URL heed can parse: keep it as written so that Follow
 		// records it as invalid instead of dropping it silently.
 		return link
@@ -274,6 +279,33 @@ func (r *Response) AbsoluteURL(link string) string {
 	u.Fragment = ""
 	u.RawFragment = ""
 	return u.String()
+}
+
+// repairReference makes a link Go's URL parser refuses into the one a
+// browser reads: ASCII tabs and newlines are removed (as the WHATWG URL
+// parser does), other control characters and spaces are percent-encoded,
+// and a "%" not followed by two hex digits becomes "%25", as
+// frontier.Canonicalize does for absolute URLs.
+func repairReference(link string) string {
+	var b strings.Builder
+	b.Grow(len(link) + 8)
+	for i := 0; i < len(link); i++ {
+		c := link[i]
+		switch {
+		case c == '\t' || c == '\n' || c == '\r':
+		case c < 0x20 || c == 0x7f || c == ' ':
+			fmt.Fprintf(&b, "%%%02X", c)
+		case c == '%' && !(i+2 < len(link) && isHex(link[i+1]) && isHex(link[i+2])):
+			b.WriteString("%25")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // Follow queues a link found on the page (relative links are resolved),
