@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/inventory"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/ui"
 )
@@ -184,7 +185,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 	if f.skiplog != "" {
 		opts = append(opts, crawler.WithSkipLog(&skipFile))
 	}
-	inv, err := crawler.NewInventory(f.agent, opts...)
+	inv, err := inventory.New(f.agent, opts...)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -215,7 +216,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 	if f.format == "html" {
 		// One self-contained report, written once the summary is known.
 		report = ui.NewInventoryReport(f.agent)
-		visit = func(r crawler.InventoryRow) error { report.Add(r); return nil }
+		visit = func(r inventory.Row) error { report.Add(r); return nil }
 	}
 	stop := startInventoryProgress(f.progress, stderr, inv)
 	sum, err := inv.Run(cmd.Context(), sites, visit)
@@ -264,7 +265,7 @@ func newRowWriter(format string, w io.Writer) *rowWriter {
 	if format == "csv" {
 		cw := csv.NewWriter(w)
 		rw := &rowWriter{csv: cw}
-		rw.err = cw.Write(crawler.InventoryColumns)
+		rw.err = cw.Write(inventory.Columns)
 		return rw
 	}
 	enc := json.NewEncoder(w)
@@ -273,7 +274,7 @@ func newRowWriter(format string, w io.Writer) *rowWriter {
 }
 
 // write writes one row; an output error stops the inventory.
-func (w *rowWriter) write(r crawler.InventoryRow) error {
+func (w *rowWriter) write(r inventory.Row) error {
 	if w.err != nil {
 		return w.err
 	}

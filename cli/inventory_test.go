@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/inventory"
 )
 
 // sitemapServer is a small site: robots.txt disallows /b and lists a
@@ -147,10 +147,10 @@ func TestInventoryJSONLinesRoundTrip(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
-	var rows []crawler.InventoryRow
+	var rows []inventory.Row
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	for sc.Scan() {
-		var r crawler.InventoryRow
+		var r inventory.Row
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/inventory"
 )
 
 // startLine prints the line line() returns on w every half second, in
@@ -72,7 +73,7 @@ func startProgress(mode string, w io.Writer, stats *crawler.Stats) (stop func())
 
 // startInventoryProgress shows an inventory's progress: sitemaps read,
 // URLs listed, URLs robots.txt disallows.
-func startInventoryProgress(mode string, w io.Writer, inv *crawler.Inventory) (stop func()) {
+func startInventoryProgress(mode string, w io.Writer, inv *inventory.Inventory) (stop func()) {
 	return startLine(mode, w, func() string {
 		p := inv.Progress()
 		return fmt.Sprintf("sitemaps %d  URLs %d  disallowed %d  %s", p.Sitemaps, p.URLs, p.Disallowed, p.Elapsed.Round(time.Second))

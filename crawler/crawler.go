@@ -37,6 +37,9 @@
 // cancelled crawl pauses, a killed one loses nothing queued, and running
 // it again resumes it); package fleet shares one crawl among several
 // processes through Redis. A program links only the backends it imports.
+// The sitemap inventory, which reads sitemaps and decides robots.txt
+// without crawling, is package inventory, configured by the same Options
+// (ResolveSettings).
 //
 // The crawler wires; the packages decide. robots.txt verdicts come from
 // heed's robots package through the middleware's robots stage, pacing from
@@ -59,7 +62,6 @@
 package crawler
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -99,17 +101,11 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if !robots.ValidProductToken(agent) {
 		return nil, fmt.Errorf("crawler: %q is not a valid product token (letters, '-' and '_' only)", agent)
 	}
-	c := &Crawler{agent: agent, handlers: make(map[string]*Handler)}
-	for _, o := range opts {
-		o(&c.cfg)
+	cfg, err := resolve(agent, opts)
+	if err != nil {
+		return nil, err
 	}
-	c.cfg.defaults()
-	if c.cfg.userAgent == "" {
-		c.cfg.userAgent = DefaultUserAgent(agent)
-	}
-	if err := CheckUserAgent(c.cfg.userAgent, agent); err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
-	}
+	c := &Crawler{agent: agent, cfg: *cfg, handlers: make(map[string]*Handler)}
 	b, err := c.cfg.backend()
 	if err != nil {
 		return nil, err
@@ -298,20 +294,9 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	r.down.applyCookies(cfg)
 	r.down.stray = r.strayVisit
 	pace := middleware.Politeness(r.pace)
-	policy := middleware.RobotsPolicy{
-		Agent:       c.agent,
-		MaxAge:      cfg.robotsMaxAge,
-		MaxBytes:    cfg.robotsMaxByte,
-		RetryBase:   cfg.robotsRetry,
-		GiveUpAfter: cfg.robotsGiveUp,
-		Fetchers:    cmp.Or(cfg.robotsFetchers, middleware.DefaultRobotsFetchers),
-		Now:         cfg.now,
-		Logger:      cfg.logger,
-		OnFetched:   r.robotsFetched,
-		OnLoaded:    r.robotsLoaded,
-	}
-	retry := middleware.DefaultRetry()
-	retry.MaxRetries, retry.Base = cfg.retries, cfg.retryBase
+	policy := cfg.robotsPolicy(c.agent)
+	policy.OnFetched, policy.OnLoaded = r.robotsFetched, r.robotsLoaded
+	retry := cfg.retry()
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
 	sess.Chain(&policy, budget)
 	cache := r.cacheStage()

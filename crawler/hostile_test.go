@@ -2,7 +2,6 @@ package crawler_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -235,49 +234,5 @@ func TestSilentHostIsGivenUpAsAGroup(t *testing.T) {
 	}
 	if tried > 4 {
 		t.Errorf("%d requests to silent pages, want at most 4 (two in a row give the host up)", tried)
-	}
-}
-
-// TestInventoryContactsNoForeignHost: a sitemap listing pages of 32 dead
-// authorities and of other ports: the inventory lists them as out of
-// scope and sends them nothing, so it neither waits on them nor lets a
-// sitemap aim heed at arbitrary hosts and ports.
-func TestInventoryContactsNoForeignHost(t *testing.T) {
-	t.Parallel()
-	hostile := startHostile(t, testweb.HostileConfig{Dead: 32})
-	inv, err := crawler.NewInventory("HeedBot", crawler.WithDelay(0), crawler.WithTimeout(time.Second),
-		crawler.WithRobotsGiveUp(4*time.Second, 200*time.Millisecond), crawler.WithSitemapFallback(false),
-		crawler.WithSitemaps(hostile.Sitemaps+"/foreign.xml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var rows []crawler.InventoryRow
-	start := time.Now()
-	if _, err := inv.Run(ctx, nil, func(r crawler.InventoryRow) error { rows = append(rows, r); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	took := time.Since(start)
-	for _, d := range hostile.Dead {
-		if hits := hostile.HitsOn(d); len(hits) > 0 {
-			t.Errorf("the inventory sent %d requests to %s, which only a sitemap named (first %s)", len(hits), d, hits[0].Path)
-		}
-	}
-	foreign := 0
-	for _, r := range rows {
-		if !strings.HasPrefix(r.URL, hostile.Sitemaps+"/") {
-			foreign++
-			if r.Reason != skiplog.SitemapScope || r.Allowed || r.RobotsURL != "" {
-				t.Errorf("foreign row %+v, want sitemap-scope with no robots.txt", r)
-			}
-		}
-	}
-	if want := len(hostile.Dead) + 1; foreign != want || len(rows) != want+2 {
-		t.Errorf("%d rows, %d foreign; want %d foreign of %d", len(rows), foreign, want, want+2)
-	}
-	t.Logf("%d rows in %v", len(rows), took.Round(time.Millisecond))
-	if took > 4*time.Second {
-		t.Errorf("the inventory took %v: it waited on foreign hosts", took)
 	}
 }

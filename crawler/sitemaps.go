@@ -433,15 +433,15 @@ func entryMeta(sitemapURL string, e sitemap.Entry) map[string]string {
 	if e.ChangeFreq != "" {
 		meta[MetaChangeFreq] = e.ChangeFreq
 	}
-	if p := formatPriority(e); p != "" {
+	if p := FormatPriority(e); p != "" {
 		meta[MetaPriority] = p
 	}
 	return meta
 }
 
-// formatPriority writes a priority with at least one decimal, as sitemaps
+// FormatPriority writes a priority with at least one decimal, as sitemaps
 // write them ("1.0", "0.5", "0.85"); "" when absent.
-func formatPriority(e sitemap.Entry) string {
+func FormatPriority(e sitemap.Entry) string {
 	if !e.HasPriority {
 		return ""
 	}

@@ -77,7 +77,7 @@ func TestFormatPriority(t *testing.T) {
 		has  bool
 		want string
 	}{{1, true, "1.0"}, {0.5, true, "0.5"}, {0.85, true, "0.85"}, {0, true, "0.0"}, {0, false, ""}} {
-		if got := formatPriority(sitemap.Entry{Priority: tt.p, HasPriority: tt.has}); got != tt.want {
+		if got := FormatPriority(sitemap.Entry{Priority: tt.p, HasPriority: tt.has}); got != tt.want {
 			t.Errorf("%v %v: %q, want %q", tt.p, tt.has, got, tt.want)
 		}
 	}

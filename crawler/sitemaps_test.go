@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/internal/crawltest"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
@@ -96,14 +97,9 @@ func crawlMapsFrom(t *testing.T, seeds []string, extra ...crawler.Option) (map[s
 	return skipsByURL(t, readSkips(t, &skips)), sum, parsedBy
 }
 
-const urlsetHead = `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`
+const urlsetHead = crawltest.URLSetHead
 
-func urlEntry(loc, lastmod string) string {
-	if lastmod == "" {
-		return "<url><loc>" + loc + "</loc></url>"
-	}
-	return "<url><loc>" + loc + "</loc><lastmod>" + lastmod + "</lastmod></url>"
-}
+var urlEntry = crawltest.URLEntry
 
 func TestSitemapFilters(t *testing.T) {
 	urlset := urlsetHead +

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/inventory"
 )
 
 // InventoryReport collects what the inventory's HTML report needs from
@@ -35,7 +35,7 @@ func NewInventoryReport(agent string) *InventoryReport {
 }
 
 // Add counts one row.
-func (r *InventoryReport) Add(row crawler.InventoryRow) {
+func (r *InventoryReport) Add(row inventory.Row) {
 	r.rows++
 	if row.Allowed {
 		r.allowed++
@@ -70,17 +70,17 @@ func parseLastMod(s string) (time.Time, bool) {
 type reportData struct {
 	Agent     string
 	Generated time.Time
-	S         *crawler.InventorySummary
+	S         *inventory.Summary
 	Rows      int
 	Allowed   int
 	Problems  int
 	NoDate    int
 	BadDate   int
 	LastMod   template.HTML
-	Sitemaps  []crawler.InventorySitemap
+	Sitemaps  []inventory.Sitemap
 	// Cross are the duplicates listed by two sitemaps; Same counts the
 	// URLs one sitemap lists twice.
-	Cross []crawler.InventoryDuplicate
+	Cross []inventory.Duplicate
 	Same  int
 	Style template.CSS
 }
@@ -88,7 +88,7 @@ type reportData struct {
 // Write writes the report as one self-contained HTML file: its style
 // inlined, its charts SVG, no script, and a policy that forbids loading
 // anything at all, so it opens the same from a disk, a mail or an archive.
-func (r *InventoryReport) Write(w io.Writer, sum *crawler.InventorySummary) error {
+func (r *InventoryReport) Write(w io.Writer, sum *inventory.Summary) error {
 	t, err := template.New("report.html").Funcs(funcs).ParseFS(templateFS, "templates/report.html", "templates/parts.html")
 	if err != nil {
 		return fmt.Errorf("ui: report template: %w", err)

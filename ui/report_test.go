@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/inventory"
 )
 
 // sitemapSite serves a robots.txt with two sitemaps that share a URL, one
@@ -47,16 +48,16 @@ func sitemapSite(t *testing.T) *httptest.Server {
 }
 
 // writeReport runs an inventory of site and writes its report to a file.
-func writeReport(t *testing.T, site string, path string) *crawler.InventorySummary {
+func writeReport(t *testing.T, site string, path string) *inventory.Summary {
 	t.Helper()
-	inv, err := crawler.NewInventory("HeedBot", crawler.WithDelay(0), crawler.WithSkipLog(io.Discard))
+	inv, err := inventory.New("HeedBot", crawler.WithDelay(0), crawler.WithSkipLog(io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := NewInventoryReport("HeedBot")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	sum, err := inv.Run(ctx, []string{site}, func(r crawler.InventoryRow) error { rep.Add(r); return nil })
+	sum, err := inv.Run(ctx, []string{site}, func(r inventory.Row) error { rep.Add(r); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,10 @@
 // sitemaps advertise but robots.txt forbids, and what a crawl plan starts
 // from.
 //
-// crawler.NewInventory reads robots.txt, follows its Sitemap lines (or
+// inventory.New reads robots.txt, follows its Sitemap lines (or
 // /sitemap.xml) through indexes, gzip and text sitemaps, paced like a
 // crawl; every row goes to a feed exporter, here CSV in the order of
-// crawler.InventoryColumns, and the summary names the listed URLs
+// inventory.Columns, and the summary names the listed URLs
 // robots.txt disallows with the deciding rule.
 //
 // Without sites it starts heed's test site and inventories its sitemap
@@ -26,6 +26,7 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/feed"
 	"github.com/heedcrawl/heed/heedtest"
+	"github.com/heedcrawl/heed/inventory"
 )
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
@@ -54,7 +55,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// still has its header.
 	feed, err := feed.Open(*out, feed.WithExporter(func(f feed.Format, w io.Writer) (crawler.Exporter, error) {
 		if f == feed.CSVFormat {
-			return feed.NewCSV(w, feed.CSVColumns(crawler.InventoryColumns...)), nil
+			return feed.NewCSV(w, feed.CSVColumns(inventory.Columns...)), nil
 		}
 		return feed.NewExporter(f, w)
 	}))
@@ -63,12 +64,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer feed.Close()
 
-	inv, err := crawler.NewInventory(*agent, opts...)
+	inv, err := inventory.New(*agent, opts...)
 	if err != nil {
 		return err
 	}
 	allowed, disallowed := 0, 0
-	sum, err := inv.Run(ctx, sites, func(row crawler.InventoryRow) error {
+	sum, err := inv.Run(ctx, sites, func(row inventory.Row) error {
 		if row.Allowed {
 			allowed++
 		} else {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/heedtest"
+	"github.com/heedcrawl/heed/inventory"
 )
 
 // TestInventoryMatchesTheOracle inventories the test site's sitemap host
@@ -36,7 +36,7 @@ func TestInventoryMatchesTheOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != strings.Join(crawler.InventoryColumns, ",") {
+	if strings.Join(rows[0], ",") != strings.Join(inventory.Columns, ",") {
 		t.Fatalf("header %q", rows[0])
 	}
 	var want []heedtest.InventoryRow
@@ -50,7 +50,7 @@ func TestInventoryMatchesTheOracle(t *testing.T) {
 		t.Fatalf("%d rows, want %d", len(got), len(want))
 	}
 	col := func(row []string, name string) string {
-		for i, c := range crawler.InventoryColumns {
+		for i, c := range inventory.Columns {
 			if c == name {
 				return row[i]
 			}

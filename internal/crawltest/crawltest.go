@@ -296,3 +296,14 @@ func CheckPacing(t *testing.T, site *testweb.Site, floor time.Duration) map[stri
 	}
 	return byAuth
 }
+
+// URLSetHead opens a urlset sitemap; close it with "</urlset>".
+const URLSetHead = `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`
+
+// URLEntry is a urlset's entry for loc, with its lastmod unless "".
+func URLEntry(loc, lastmod string) string {
+	if lastmod == "" {
+		return "<url><loc>" + loc + "</loc></url>"
+	}
+	return "<url><loc>" + loc + "</loc><lastmod>" + lastmod + "</lastmod></url>"
+}

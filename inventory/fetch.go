@@ -1,4 +1,4 @@
-package crawler
+package inventory
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func (iv *inventoryRun) fetchSitemap(ctx context.Context, sitemapURL string, isR
 	if err != nil {
 		return nil, err
 	}
-	if follow := iv.cfg.sitemaps.follow; !isRoot[canon] && len(follow) > 0 && !matchAny(follow, canon) {
+	if !isRoot[canon] && !iv.cfg.Sitemaps.Follows(canon) {
 		rec := &skiplog.Record{URL: canon, Reason: skiplog.SitemapFilter, Detail: "sitemap matches no follow pattern"}
 		iv.skip(rec)
 		return nil, rec
@@ -52,7 +52,7 @@ func (iv *inventoryRun) fetchSitemap(ctx context.Context, sitemapURL string, isR
 		switch {
 		case resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "":
 			body.Close()
-			next, err := middleware.RedirectHop(req, resp.Header.Get("Location"), iv.cfg.maxRedirect)
+			next, err := middleware.RedirectHop(req, resp.Header.Get("Location"), iv.cfg.MaxRedirects)
 			if err != nil {
 				iv.skip(err)
 				return nil, err

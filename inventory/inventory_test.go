@@ -1,4 +1,4 @@
-package crawler_test
+package inventory_test
 
 import (
 	"bytes"
@@ -13,21 +13,22 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/inventory"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-func runInventory(t *testing.T, sites []string, opts ...crawler.Option) ([]crawler.InventoryRow, *crawler.InventorySummary, map[string]*skiplog.Record) {
+func runInventory(t *testing.T, sites []string, opts ...crawler.Option) ([]inventory.Row, *inventory.Summary, map[string]*skiplog.Record) {
 	t.Helper()
 	var skips bytes.Buffer
 	opts = append(append(testTimings(), crawler.WithSkipLog(&skips)), opts...)
-	inv, err := crawler.NewInventory("HeedBot", opts...)
+	inv, err := inventory.New("HeedBot", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var rows []crawler.InventoryRow
-	sum, err := inv.Run(ctx, sites, func(r crawler.InventoryRow) error { rows = append(rows, r); return nil })
+	var rows []inventory.Row
+	sum, err := inv.Run(ctx, sites, func(r inventory.Row) error { rows = append(rows, r); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestInventoryMatchesTheOracle(t *testing.T) {
 			t.Errorf("sitemap %s requested although robots.txt disallows it", u)
 		}
 		checkSkip(t, u, recs[u], sk)
-		i := slices.IndexFunc(sum.Sitemaps, func(s crawler.InventorySitemap) bool { return s.URL == u })
+		i := slices.IndexFunc(sum.Sitemaps, func(s inventory.Sitemap) bool { return s.URL == u })
 		if i < 0 || sum.Sitemaps[i].NotRead != sk.Reason {
 			t.Errorf("summary does not report %s as not read (%s)", u, sk.Reason)
 		}

@@ -1,12 +1,12 @@
-package crawler_test
+package inventory_test
 
 import (
 	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/inventory"
 	"github.com/heedcrawl/heed/middleware"
 )
 
@@ -25,20 +25,20 @@ func TestInventoryUsageColumn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		u, _ := url.Parse("http://a.test" + tt.path)
-		if got := crawler.UsageSummary(e, u); got != tt.want {
+		if got := inventory.UsageSummary(e, u); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.path, got, tt.want)
 		}
 	}
-	if len(crawler.InventoryColumns) == 0 || crawler.InventoryColumns[len(crawler.InventoryColumns)-1] != "usage" {
-		t.Errorf("columns %v", crawler.InventoryColumns)
+	if len(inventory.Columns) == 0 || inventory.Columns[len(inventory.Columns)-1] != "usage" {
+		t.Errorf("columns %v", inventory.Columns)
 	}
 }
 
 func TestInventoryAcceptsAgentsWithDigits(t *testing.T) {
-	if _, err := crawler.NewInventory("MJ12bot"); err != nil {
+	if _, err := inventory.New("MJ12bot"); err != nil {
 		t.Errorf("MJ12bot: %v", err)
 	}
-	if _, err := crawler.NewInventory("Foo Bar"); err == nil {
+	if _, err := inventory.New("Foo Bar"); err == nil {
 		t.Error("Foo Bar accepted")
 	}
 }

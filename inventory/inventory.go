@@ -1,36 +1,13 @@
-package crawler
-
-import (
-	"context"
-	"errors"
-	"fmt"
-	"github.com/heedcrawl/heed/aipref"
-	"io"
-	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
-
-	"github.com/heedcrawl/heed/frontier"
-	"github.com/heedcrawl/heed/middleware"
-	"github.com/heedcrawl/heed/politeness"
-	"github.com/heedcrawl/heed/robots"
-	"github.com/heedcrawl/heed/sitemap"
-	"github.com/heedcrawl/heed/skiplog"
-)
-
-// Inventory lists the URLs a site's sitemaps declare, each with heed's
-// robots.txt verdict for it, without fetching a single page: the library
-// behind `heed inventory`.
+// Package inventory lists the URLs a site's sitemaps declare, each with
+// heed's robots.txt verdict for it, without fetching a single page: the
+// library behind `heed inventory`.
+//
+// # The model
 //
 // For each site it reads robots.txt and the sitemaps it lists (or
 // /sitemap.xml when it lists none), follows sitemap indexes with
-// sitemap.Walk, and hands every listed URL to the caller as an
-// InventoryRow: its lastmod, changefreq and priority as written, the
-// sitemap that listed it, and whether robots.txt allows it, with the
+// sitemap.Walk, and hands every listed URL to the caller as a Row: its
+// lastmod, changefreq and priority as written, the sitemap that listed it, and whether robots.txt allows it, with the
 // deciding line, rule and group. A URL on another authority gets that
 // authority's verdict when the sitemap scope admits it (WithSitemapScope
 // "any"); a URL outside its sitemap's scope (by default any other
@@ -46,8 +23,14 @@ import (
 // in order, a robots.txt's Sitemap lines in file order, an index's
 // sitemaps as listed.
 //
-// The crawler's Options configure it: WithUserAgent, WithDelay,
-// WithMaxCrawlDelay, WithTimeout, WithRetries, WithRobotsMaxAge,
+// The verdict is middleware.DecideRobots's, the one the crawl's robots
+// stage makes, and a sitemap's redirects follow middleware.RedirectHop,
+// the crawl's rule: an inventory and a crawl never disagree on a URL.
+//
+// # Options
+//
+// The crawler's Options configure it (crawler.ResolveSettings reads
+// them): WithUserAgent, WithDelay, WithMaxCrawlDelay, WithTimeout, WithRetries, WithRobotsMaxAge,
 // WithRobotsGiveUp, WithRobotsMaxBytes, WithTransport, WithSkipLog,
 // WithLogger, WithClock, WithWorkers (robots.txt files fetched at once),
 // and the sitemap options WithSitemaps, WithSitemapFallback,
@@ -55,9 +38,44 @@ import (
 // WithSitemapFollow, WithSitemapLimits and WithSitemapScope. Entries the
 // filters refuse are skip-logged as sitemap-filter and are not rows; the
 // others do not apply.
+//
+// # Limits
+//
+// Sites are read one after another; robots.txt files several at once
+// (WithWorkers). An authority's robots.txt is read once per inventory and
+// decides for all its rows. Rows are handed to the caller as they come;
+// the summary keeps the first 10,000 disallowed and duplicate URLs one by
+// one and counts the rest.
+package inventory
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"github.com/heedcrawl/heed/aipref"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/politeness"
+	"github.com/heedcrawl/heed/sitemap"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// Inventory lists the URLs a site's sitemaps declare, each with heed's
+// robots.txt verdict for it, without fetching a single page: the library
+// behind `heed inventory`. Make one with New.
 type Inventory struct {
-	agent string
-	cfg   config
+	cfg *crawler.Settings
 
 	started   atomic.Int64 // unix nanoseconds
 	sitemaps  atomic.Int64
@@ -66,31 +84,21 @@ type Inventory struct {
 	ran       atomic.Bool
 }
 
-// NewInventory returns an inventory that reads robots.txt for the product
-// token agent, with the same checks as New.
-func NewInventory(agent string, opts ...Option) (*Inventory, error) {
-	// Agent names with digits (MJ12bot) are accepted as real files write
-	// them: robots.MatchableToken; the inventory sends no page request.
-	if !robots.MatchableToken(agent) {
-		return nil, fmt.Errorf("crawler: %q is not a valid product token (letters, '-' and '_' only; digits accepted as in MJ12bot)", agent)
+// New returns an inventory that reads robots.txt for the product token
+// agent, configured by the crawler's options, with the checks of
+// crawler.ResolveSettings: agent names with digits (MJ12bot) are accepted
+// as real robots.txt files write them, since the inventory sends no page
+// request.
+func New(agent string, opts ...crawler.Option) (*Inventory, error) {
+	cfg, err := crawler.ResolveSettings(agent, opts...)
+	if err != nil {
+		return nil, err
 	}
-	inv := &Inventory{agent: agent}
-	for _, o := range opts {
-		o(&inv.cfg)
-	}
-	inv.cfg.defaults()
-	inv.cfg.sitemaps.defaults()
-	if inv.cfg.userAgent == "" {
-		inv.cfg.userAgent = DefaultUserAgent(agent)
-	}
-	if !UserAgentHasToken(inv.cfg.userAgent, agent) {
-		return nil, fmt.Errorf("crawler: the User-Agent %q does not contain the product token %q", inv.cfg.userAgent, agent)
-	}
-	return inv, nil
+	return &Inventory{cfg: cfg}, nil
 }
 
-// InventoryRow is one URL a sitemap lists and heed's verdict on it.
-type InventoryRow struct {
+// Row is one URL a sitemap lists and heed's verdict on it.
+type Row struct {
 	// URL is the listed URL in heed's canonical form (as written when it
 	// is not a valid URL).
 	URL string `json:"url"`
@@ -127,16 +135,16 @@ type InventoryRow struct {
 	Usage string `json:"usage,omitempty"`
 }
 
-// InventoryColumns are the CSV columns of an InventoryRow, in the order
+// Columns are the CSV columns of an Row, in the order
 // Fields writes them. The order is part of heed's output format.
-var InventoryColumns = []string{
+var Columns = []string{
 	"url", "lastmod", "changefreq", "priority", "sitemap",
 	"allowed", "reason", "line", "rule", "group", "robots_url", "problem", "duplicate", "usage",
 }
 
-// Fields returns the row's values in InventoryColumns order, for CSV:
+// Fields returns the row's values in Columns order, for CSV:
 // booleans as true/false, Line empty when 0, Group joined with spaces.
-func (r InventoryRow) Fields() []string {
+func (r Row) Fields() []string {
 	line := ""
 	if r.Line > 0 {
 		line = strconv.Itoa(r.Line)
@@ -148,8 +156,8 @@ func (r InventoryRow) Fields() []string {
 	}
 }
 
-// InventoryProgress is a live count of an inventory's work.
-type InventoryProgress struct {
+// Progress is a live count of an inventory's work.
+type Progress struct {
 	Sitemaps   int64 // sitemaps read so far
 	URLs       int64 // rows delivered so far
 	Disallowed int64 // rows robots.txt does not allow
@@ -157,8 +165,8 @@ type InventoryProgress struct {
 }
 
 // Progress returns the counts so far; safe to call while Run runs.
-func (inv *Inventory) Progress() InventoryProgress {
-	p := InventoryProgress{Sitemaps: inv.sitemaps.Load(), URLs: inv.rows.Load(), Disallowed: inv.forbidden.Load()}
+func (inv *Inventory) Progress() Progress {
+	p := Progress{Sitemaps: inv.sitemaps.Load(), URLs: inv.rows.Load(), Disallowed: inv.forbidden.Load()}
 	if s := inv.started.Load(); s != 0 {
 		p.Elapsed = time.Since(time.Unix(0, s))
 	}
@@ -191,9 +199,9 @@ const maxPolls = 10_000
 // Interrupted). A sitemap that cannot be read is not an error: it is in
 // the summary (and, when robots.txt or a fetch failure excluded it, in the
 // skip log). Run may be called once.
-func (inv *Inventory) Run(ctx context.Context, sites []string, visit func(InventoryRow) error) (*InventorySummary, error) {
+func (inv *Inventory) Run(ctx context.Context, sites []string, visit func(Row) error) (*Summary, error) {
 	if !inv.ran.CompareAndSwap(false, true) {
-		return nil, errors.New("crawler: Inventory.Run may be called once")
+		return nil, errors.New("inventory: Run may be called once")
 	}
 	inv.started.Store(time.Now().UnixNano())
 	iv, err := inv.newInventoryRun()
@@ -203,7 +211,7 @@ func (inv *Inventory) Run(ctx context.Context, sites []string, visit func(Invent
 	defer iv.robots.Close()
 	defer func() {
 		if err := iv.skips.Err(); err != nil {
-			inv.cfg.logger.Error("skip log", "error", err)
+			inv.cfg.Logger.Error("skip log", "error", err)
 		}
 	}()
 	sum := iv.sum
@@ -220,7 +228,7 @@ func (inv *Inventory) Run(ctx context.Context, sites []string, visit func(Invent
 		site.RobotsURL, site.RobotsState, site.RobotsStatus, site.RobotsErr = e.URL, e.State.String(), e.Status, e.Err
 		roots := e.Sitemaps
 		if len(roots) == 0 {
-			if inv.cfg.sitemaps.noFallback {
+			if !inv.cfg.Sitemaps.Fallback {
 				continue
 			}
 			roots, site.Fallback = []string{site.Authority + "/sitemap.xml"}, true
@@ -230,7 +238,7 @@ func (inv *Inventory) Run(ctx context.Context, sites []string, visit func(Invent
 			return iv.finish(err)
 		}
 	}
-	if given := inv.cfg.sitemaps.urls; len(given) > 0 && ctx.Err() == nil {
+	if given := inv.cfg.Sitemaps.URLs; len(given) > 0 && ctx.Err() == nil {
 		if err := iv.walk(ctx, "", given, false, visit); err != nil {
 			return iv.finish(err)
 		}
@@ -241,57 +249,47 @@ func (inv *Inventory) Run(ctx context.Context, sites []string, visit func(Invent
 // inventoryRun is one Run's wiring and state.
 type inventoryRun struct {
 	inv    *Inventory
-	cfg    *config
+	cfg    *crawler.Settings
 	pacer  *politeness.Pacer
 	robots *middleware.Robots
 	chain  middleware.Fetcher
 	skips  *skiplog.Writer
 	giveUp time.Duration
 
-	sum   *InventorySummary
+	sum   *Summary
 	read  map[string]bool                 // canonical sitemap URLs fetched
 	seen  map[frontier.Fingerprint]string // listed URL -> first sitemap
 	dupBy map[string]int                  // sitemap -> rows listed before
 }
 
 func (inv *Inventory) newInventoryRun() (*inventoryRun, error) {
-	cfg := &inv.cfg
-	pacer, err := politeness.New(politeness.WithFloor(cfg.floor), politeness.WithConcurrency(1),
-		politeness.WithMaxCrawlDelay(cfg.maxDelay), politeness.WithLogger(cfg.logger))
+	cfg := inv.cfg
+	pacer, err := politeness.New(politeness.WithFloor(cfg.Floor), politeness.WithConcurrency(1),
+		politeness.WithMaxCrawlDelay(cfg.MaxCrawlDelay), politeness.WithLogger(cfg.Logger))
 	if err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
-	}
-	transport := cfg.transport
-	if transport == nil {
-		transport = defaultTransport()
+		return nil, fmt.Errorf("inventory: %w", err)
 	}
 	fetch := &middleware.HTTPFetcher{
-		Client:    &http.Client{Transport: transport, Timeout: cfg.timeout},
-		UserAgent: cfg.userAgent, StreamSitemaps: true,
+		Client:    &http.Client{Transport: cfg.Transport, Timeout: cfg.Timeout},
+		UserAgent: cfg.UserAgent, StreamSitemaps: true,
 	}
 	iv := &inventoryRun{
 		inv: inv, cfg: cfg, pacer: pacer,
-		skips: skiplog.NewWriter(cfg.skipOut, skiplog.WithClock(cfg.now)),
-		sum:   &InventorySummary{},
+		skips: skiplog.NewWriter(cfg.SkipLog, skiplog.WithClock(cfg.Now)),
+		sum:   &Summary{},
 		read:  map[string]bool{}, seen: map[frontier.Fingerprint]string{}, dupBy: map[string]int{},
 	}
-	iv.giveUp = cfg.robotsGiveUp
-	if iv.giveUp <= 0 {
-		iv.giveUp = middleware.DefaultRobotsGiveUp
-	}
 	pace := middleware.Politeness(pacer)
-	iv.robots = middleware.NewRobots(pace(fetch), middleware.RobotsPolicy{
-		Agent: inv.agent, MaxAge: cfg.robotsMaxAge, MaxBytes: cfg.robotsMaxByte,
-		RetryBase: cfg.robotsRetry, GiveUpAfter: iv.giveUp, Now: cfg.now, Logger: cfg.logger,
-		OnFetched: func(e *middleware.RobotsEntry) {
-			if err := pacer.SetCrawlDelay(e.Authority, e.CrawlDelay()); err != nil {
-				cfg.logger.Warn("crawl-delay over the cap: authority excluded", "authority", e.Authority, "error", err)
-			}
-		},
-	})
-	retry := middleware.DefaultRetry()
-	retry.MaxRetries, retry.Base = cfg.retries, cfg.retryBase
-	iv.chain = middleware.Chain(fetch, iv.robots.Stage(), pace, retry.Stage())
+	policy := cfg.RobotsPolicy()
+	iv.giveUp = cmp.Or(policy.GiveUpAfter, middleware.DefaultRobotsGiveUp)
+	policy.GiveUpAfter = iv.giveUp
+	policy.OnFetched = func(e *middleware.RobotsEntry) {
+		if err := pacer.SetCrawlDelay(e.Authority, e.CrawlDelay()); err != nil {
+			cfg.Logger.Warn("crawl-delay over the cap: authority excluded", "authority", e.Authority, "error", err)
+		}
+	}
+	iv.robots = middleware.NewRobots(pace(fetch), policy)
+	iv.chain = middleware.Chain(fetch, iv.robots.Stage(), pace, cfg.Retry().Stage())
 	return iv, nil
 }
 
@@ -303,7 +301,7 @@ func (iv *inventoryRun) resolveSites(ctx context.Context, sites []string) []*mid
 	seen := map[string]bool{}
 	for _, s := range sites {
 		auth, err := frontier.Authority(strings.TrimSpace(s))
-		site := InventorySite{Site: s, Authority: auth}
+		site := Site{Site: s, Authority: auth}
 		if err != nil {
 			site.Err = err.Error()
 		} else if seen[auth] {
@@ -313,7 +311,7 @@ func (iv *inventoryRun) resolveSites(ctx context.Context, sites []string) []*mid
 		iv.sum.Sites = append(iv.sum.Sites, site)
 	}
 	entries := make([]*middleware.RobotsEntry, len(iv.sum.Sites))
-	sem := make(chan struct{}, iv.cfg.workers)
+	sem := make(chan struct{}, iv.cfg.Workers)
 	var wg sync.WaitGroup
 	for i := range iv.sum.Sites {
 		if iv.sum.Sites[i].Err != "" {
@@ -362,7 +360,7 @@ func (iv *inventoryRun) entry(ctx context.Context, auth string) (*middleware.Rob
 }
 
 // walk reads one site's sitemaps and delivers their rows.
-func (iv *inventoryRun) walk(ctx context.Context, site string, roots []string, fallback bool, visit func(InventoryRow) error) error {
+func (iv *inventoryRun) walk(ctx context.Context, site string, roots []string, fallback bool, visit func(Row) error) error {
 	isRoot := map[string]bool{}
 	for _, r := range roots {
 		if c, err := frontier.Canonicalize(r); err == nil {
@@ -372,25 +370,25 @@ func (iv *inventoryRun) walk(ctx context.Context, site string, roots []string, f
 	fetch := func(ctx context.Context, sitemapURL string) (io.ReadCloser, error) {
 		return iv.fetchSitemap(ctx, sitemapURL, isRoot)
 	}
-	sm := &iv.cfg.sitemaps
+	sm := &iv.cfg.Sitemaps
 	rep, err := sitemap.Walk(ctx, roots, fetch, func(e sitemap.Entry) error {
 		return iv.row(ctx, e, visit)
-	}, sitemap.WithScope(sm.scope), sitemap.WithMaxDepth(sm.maxDepth), sitemap.WithMaxSitemaps(sm.perAuth))
+	}, sitemap.WithScope(sm.Scope), sitemap.WithMaxDepth(sm.MaxDepth), sitemap.WithMaxSitemaps(sm.PerAuthority))
 	iv.account(site, rep, fallback)
 	return err
 }
 
 // row turns one listed entry into a row, with its verdict, and delivers it.
-func (iv *inventoryRun) row(ctx context.Context, e sitemap.Entry, visit func(InventoryRow) error) error {
+func (iv *inventoryRun) row(ctx context.Context, e sitemap.Entry, visit func(Row) error) error {
 	if e.Problem == "" {
-		if why := entryFilter(&iv.cfg.sitemaps, e); why != "" {
+		if why := iv.cfg.Sitemaps.Refuses(e); why != "" {
 			iv.sum.Filtered++
 			iv.skip(&skiplog.Record{URL: e.Loc, Reason: skiplog.SitemapFilter, Referrer: e.Sitemap,
 				Detail: fmt.Sprintf("listed in %s line %d: %s", e.Sitemap, e.Line, why)})
 			return nil
 		}
 	}
-	row := InventoryRow{URL: e.Loc, LastMod: e.LastModRaw, ChangeFreq: e.ChangeFreq, Priority: formatPriority(e),
+	row := Row{URL: e.Loc, LastMod: e.LastModRaw, ChangeFreq: e.ChangeFreq, Priority: crawler.FormatPriority(e),
 		Sitemap: e.Sitemap, Problem: string(e.Problem)}
 	if c, err := frontier.Canonicalize(e.Sitemap); err == nil {
 		row.Sitemap = c
@@ -418,7 +416,7 @@ func (iv *inventoryRun) row(ctx context.Context, e sitemap.Entry, visit func(Inv
 }
 
 // verdict fills a row's robots.txt verdict from its own authority's file.
-func (iv *inventoryRun) verdict(ctx context.Context, row *InventoryRow) error {
+func (iv *inventoryRun) verdict(ctx context.Context, row *Row) error {
 	auth, err := frontier.Authority(row.URL)
 	if err != nil {
 		row.Reason = skiplog.InvalidURL
@@ -450,7 +448,7 @@ func (iv *inventoryRun) verdict(ctx context.Context, row *InventoryRow) error {
 }
 
 // UsageSummary is the robots.txt usage preference of u in one cell, as
-// InventoryRow.Usage and `heed robots check --purpose` write it: every
+// Row.Usage and `heed robots check --purpose` write it: every
 // category of the vocabulary with a y or n, and the line that decided.
 func UsageSummary(e *middleware.RobotsEntry, u *url.URL) string {
 	var parts []string
@@ -470,18 +468,18 @@ func (iv *inventoryRun) skip(rec *skiplog.Record) {
 		}
 	}
 	if err := iv.skips.Write(rec); err != nil {
-		iv.cfg.logger.Error("skip log", "error", err)
+		iv.cfg.Logger.Error("skip log", "error", err)
 	}
 }
 
-func (iv *inventoryRun) finish(err error) (*InventorySummary, error) {
+func (iv *inventoryRun) finish(err error) (*Summary, error) {
 	iv.sum.Skipped = iv.skips.Summary()
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		iv.sum.Interrupted = true
 	}
 	if err == nil {
 		if werr := iv.skips.Err(); werr != nil {
-			err = fmt.Errorf("crawler: skip log: %w", werr)
+			err = fmt.Errorf("inventory: skip log: %w", werr)
 		}
 	}
 	return iv.sum, err

@@ -1,4 +1,4 @@
-package crawler
+package inventory
 
 import (
 	"bufio"
@@ -13,16 +13,16 @@ import (
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-// maxListed is how many disallowed and duplicate URLs an InventorySummary
+// maxListed is how many disallowed and duplicate URLs an Summary
 // lists one by one; the rest are counted.
 const maxListed = 10_000
 
-// InventorySummary is what an inventory read, and what it found.
-type InventorySummary struct {
+// Summary is what an inventory read, and what it found.
+type Summary struct {
 	// Sites are the sites asked for, one per authority, in order.
-	Sites []InventorySite `json:"sites"`
+	Sites []Site `json:"sites"`
 	// Sitemaps are the sitemaps read or tried, in the order they were.
-	Sitemaps []InventorySitemap `json:"sitemaps"`
+	Sitemaps []Sitemap `json:"sitemaps"`
 	// Read counts sitemaps fetched and parsed; Unreadable those that could
 	// not be fetched or parsed to the end (a status, a network error, an
 	// unreachable robots.txt, malformed content); Excluded those heed did
@@ -36,10 +36,10 @@ type InventorySummary struct {
 	// Disallowed counts rows robots.txt does not allow (robots-disallow,
 	// robots-unreachable): URLs a site lists but asks not to be fetched.
 	// DisallowedURLs lists the first 10,000 of them.
-	Disallowed     int            `json:"disallowed"`
-	DisallowedURLs []InventoryRow `json:"disallowed_urls,omitempty"`
+	Disallowed     int   `json:"disallowed"`
+	DisallowedURLs []Row `json:"disallowed_urls,omitempty"`
 	// DuplicateURLs lists the first 10,000 repeated listings.
-	DuplicateURLs []InventoryDuplicate `json:"duplicate_urls,omitempty"`
+	DuplicateURLs []Duplicate `json:"duplicate_urls,omitempty"`
 	// Problems counts rows with a sitemap problem (out of scope, invalid);
 	// Filtered the entries the sitemap filters refused (no row; skip-logged).
 	Problems, Filtered int
@@ -49,8 +49,8 @@ type InventorySummary struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
-// InventorySite is one site of an inventory and its robots.txt.
-type InventorySite struct {
+// Site is one site of an inventory and its robots.txt.
+type Site struct {
 	Site      string `json:"site"`
 	Authority string `json:"authority"`
 	// RobotsURL, RobotsState ("available", "unavailable", "unreachable"),
@@ -67,8 +67,8 @@ type InventorySite struct {
 	Err string `json:"error,omitempty"`
 }
 
-// InventorySitemap is one sitemap an inventory read or tried to.
-type InventorySitemap struct {
+// Sitemap is one sitemap an inventory read or tried to.
+type Sitemap struct {
 	URL string `json:"url"`
 	// Site is the authority whose robots.txt led to it; "" for a sitemap
 	// given with WithSitemaps (or listed by one).
@@ -101,9 +101,9 @@ type InventorySitemap struct {
 	Err string `json:"error,omitempty"`
 }
 
-// InventoryDuplicate is a URL listed again: First is the sitemap that
+// Duplicate is a URL listed again: First is the sitemap that
 // listed it first, Again the one that listed it again.
-type InventoryDuplicate struct {
+type Duplicate struct {
 	URL   string `json:"url"`
 	First string `json:"first"`
 	Again string `json:"again"`
@@ -111,7 +111,7 @@ type InventoryDuplicate struct {
 
 // Complete reports whether every sitemap found was read and every site's
 // robots.txt was known: the rows are the whole inventory.
-func (s *InventorySummary) Complete() bool {
+func (s *Summary) Complete() bool {
 	if s.Interrupted || s.Unreadable > 0 {
 		return false
 	}
@@ -124,7 +124,7 @@ func (s *InventorySummary) Complete() bool {
 }
 
 // count accounts for a row before it is delivered.
-func (iv *inventoryRun) count(row *InventoryRow) {
+func (iv *inventoryRun) count(row *Row) {
 	s := iv.sum
 	s.URLs++
 	iv.inv.rows.Add(1)
@@ -137,7 +137,7 @@ func (iv *inventoryRun) count(row *InventoryRow) {
 		}
 		iv.dupBy[row.Sitemap]++
 		if len(s.DuplicateURLs) < maxListed {
-			s.DuplicateURLs = append(s.DuplicateURLs, InventoryDuplicate{URL: row.URL, First: first, Again: row.Sitemap})
+			s.DuplicateURLs = append(s.DuplicateURLs, Duplicate{URL: row.URL, First: first, Again: row.Sitemap})
 		}
 	} else {
 		iv.seen[fp] = row.Sitemap
@@ -171,7 +171,7 @@ func (iv *inventoryRun) account(site string, rep *sitemap.WalkReport, fallback b
 		if errors.Is(sr.FetchErr, errReadBefore) {
 			continue // its rows were written under the site that listed it first
 		}
-		s := InventorySitemap{URL: sr.URL, Site: site, Parent: sr.Parent, Depth: sr.Depth,
+		s := Sitemap{URL: sr.URL, Site: site, Parent: sr.Parent, Depth: sr.Depth,
 			URLs: sr.URLs, Sitemaps: sr.Sitemaps, Rejected: sr.Rejected}
 		if c, err := frontier.Canonicalize(sr.URL); err == nil {
 			s.URL = c
@@ -219,7 +219,7 @@ func (iv *inventoryRun) account(site string, rep *sitemap.WalkReport, fallback b
 // Format writes the summary for people: sitemaps with their counts,
 // duplicates, and the URLs sitemaps list but robots.txt disallows, each
 // with its deciding line and rule.
-func (s *InventorySummary) Format(w io.Writer) error {
+func (s *Summary) Format(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "inventory: %d sites, %d sitemaps read", len(s.Sites), s.Read)
 	if s.Unreadable > 0 {

@@ -1,0 +1,140 @@
+package crawler
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/robots"
+	"github.com/heedcrawl/heed/sitemap"
+)
+
+// Settings are what a crawler's Options resolve to, heed's defaults
+// applied and the product token and User-Agent checked as New checks
+// them: for the packages that build on the crawl's options without
+// running a crawl (package inventory reads sitemaps with them). The
+// settings no such package reads (scope, budgets, backends) are left out.
+type Settings struct {
+	// Agent is the product token; UserAgent the header sent.
+	Agent, UserAgent string
+	// Workers is WithWorkers; Floor WithDelay; MaxCrawlDelay
+	// WithMaxCrawlDelay; Timeout WithTimeout; MaxRedirects
+	// WithMaxRedirects.
+	Workers       int
+	Floor         time.Duration
+	MaxCrawlDelay time.Duration
+	Timeout       time.Duration
+	MaxRedirects  int
+	// Transport is WithTransport's, or heed's default transport.
+	Transport http.RoundTripper
+	// SkipLog is WithSkipLog's writer (nil without it); Logger and Now
+	// are WithLogger's and WithClock's.
+	SkipLog io.Writer
+	Logger  *slog.Logger
+	Now     func() time.Time
+	// Sitemaps are the sitemap options.
+	Sitemaps SitemapSettings
+
+	cfg *config
+}
+
+// SitemapSettings are what the sitemap options resolve to.
+type SitemapSettings struct {
+	// URLs are WithSitemaps'; Fallback is WithSitemapFallback.
+	URLs     []string
+	Fallback bool
+	// MaxDepth and PerAuthority are WithSitemapLimits'; Scope is
+	// WithSitemapScope's.
+	MaxDepth, PerAuthority int
+	Scope                  sitemap.Scope
+
+	cfg *sitemapConfig
+}
+
+// ResolveSettings applies opts to heed's defaults for the product token
+// agent, refusing what New refuses of a User-Agent. The token may hold
+// digits as real robots.txt files write them (MJ12bot,
+// robots.MatchableToken), since a package that builds on the settings may
+// send no page request; New refuses such a token for a crawl.
+func ResolveSettings(agent string, opts ...Option) (*Settings, error) {
+	if !robots.MatchableToken(agent) {
+		return nil, fmt.Errorf("crawler: %q is not a valid product token (letters, '-' and '_' only; digits accepted as in MJ12bot)", agent)
+	}
+	cfg, err := resolve(agent, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg.sitemaps.defaults()
+	sm := &cfg.sitemaps
+	return &Settings{
+		Agent: agent, UserAgent: cfg.userAgent, Workers: cfg.workers, Floor: cfg.floor,
+		MaxCrawlDelay: cfg.maxDelay, Timeout: cfg.timeout, MaxRedirects: cfg.maxRedirect,
+		Transport: cmp.Or[http.RoundTripper](cfg.transport, defaultTransport()),
+		SkipLog:   cfg.skipOut, Logger: cfg.logger, Now: cfg.now,
+		Sitemaps: SitemapSettings{URLs: sm.urls, Fallback: !sm.noFallback, MaxDepth: sm.maxDepth,
+			PerAuthority: sm.perAuth, Scope: sm.scope, cfg: sm},
+		cfg: cfg,
+	}, nil
+}
+
+// resolve applies opts to the defaults and checks the User-Agent, as New
+// and ResolveSettings do (each checks the token first).
+func resolve(agent string, opts []Option) (*config, error) {
+	cfg := &config{}
+	for _, o := range opts {
+		o(cfg)
+	}
+	cfg.defaults()
+	if cfg.userAgent == "" {
+		cfg.userAgent = DefaultUserAgent(agent)
+	}
+	if err := CheckUserAgent(cfg.userAgent, agent); err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	return cfg, nil
+}
+
+// RobotsPolicy returns the robots stage's policy the options make
+// (WithRobotsMaxAge, WithRobotsGiveUp, WithRobotsMaxBytes,
+// WithRobotsFetchers, the clock and the logger); the caller adds its
+// hooks.
+func (s *Settings) RobotsPolicy() middleware.RobotsPolicy { return s.cfg.robotsPolicy(s.Agent) }
+
+// Retry returns the retry stage the options make (WithRetries).
+func (s *Settings) Retry() *middleware.Retry { return s.cfg.retry() }
+
+// Refuses returns why the sitemap filters (WithSitemapSince,
+// WithSitemapInclude, WithSitemapExclude) refuse a listed entry, or ""
+// when they keep it.
+func (s SitemapSettings) Refuses(e sitemap.Entry) string { return entryFilter(s.cfg, e) }
+
+// Follows reports whether a sitemap that robots.txt or an index lists is
+// read under WithSitemapFollow (always, without it).
+func (s SitemapSettings) Follows(sitemapURL string) bool {
+	return len(s.cfg.follow) == 0 || matchAny(s.cfg.follow, sitemapURL)
+}
+
+// robotsPolicy is the robots stage's policy of the options.
+func (c *config) robotsPolicy(agent string) middleware.RobotsPolicy {
+	return middleware.RobotsPolicy{
+		Agent:       agent,
+		MaxAge:      c.robotsMaxAge,
+		MaxBytes:    c.robotsMaxByte,
+		RetryBase:   c.robotsRetry,
+		GiveUpAfter: c.robotsGiveUp,
+		Fetchers:    cmp.Or(c.robotsFetchers, middleware.DefaultRobotsFetchers),
+		Now:         c.now,
+		Logger:      c.logger,
+	}
+}
+
+// retry is the retry stage of the options.
+func (c *config) retry() *middleware.Retry {
+	retry := middleware.DefaultRetry()
+	retry.MaxRetries, retry.Base = c.retries, c.retryBase
+	return retry
+}
