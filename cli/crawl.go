@@ -172,7 +172,7 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	if cache != nil {
 		opts = append(opts, crawler.WithHTTPCache(cache))
 	}
-	closeFleet, err := f.setupFleet(seeds, &opts, stderr)
+	closeFleet, err := f.setupFleet(a.name, seeds, &opts, stderr)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func (f *crawlFlags) checkFleet() error {
 
 // setupFleet adds the options of --redis (checked by checkFleet). It
 // returns the function that closes the Redis client after the run.
-func (f *crawlFlags) setupFleet(seeds []string, opts *[]crawler.Option, stderr io.Writer) (func(), error) {
+func (f *crawlFlags) setupFleet(program string, seeds []string, opts *[]crawler.Option, stderr io.Writer) (func(), error) {
 	ff := &f.fleet
 	if ff.url == "" {
 		return func() {}, nil
@@ -107,7 +107,7 @@ func (f *crawlFlags) setupFleet(seeds []string, opts *[]crawler.Option, stderr i
 		return nil, usageError("%v", err)
 	}
 	*opts = append(*opts, crawler.WithBackend(b))
-	fmt.Fprintf(stderr, "heed: crawl %s shared through %s (redis); this process's skip log: %s\n", id, redactURL(ff.url), f.skiplog)
+	fmt.Fprintf(stderr, "%s: crawl %s shared through %s (redis); this process's skip log: %s\n", program, id, redactURL(ff.url), f.skiplog)
 	return func() { rdb.Close() }, nil
 }
 

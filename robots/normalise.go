@@ -63,10 +63,17 @@ func pathSpecial(c byte) bool { return c == '*' || c == '$' }
 // isCanonical reports whether normalising the URL path s would leave it
 // unchanged, so that the common path (no "%", nothing outside printable
 // ASCII, no "*" or "$") needs no copy.
-func isCanonical(s string) bool {
+func isCanonical(s string) bool { return isCanon(s, true) }
+
+// isCanonicalPattern is isCanonical for a pattern: "*" and a final "$"
+// are left as they are.
+func isCanonicalPattern(s string) bool { return isCanon(s, false) }
+
+// isCanon reports whether appendNorm(nil, s, path) would return s.
+func isCanon(s string, path bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if mustEncode(c) || pathSpecial(c) {
+		if mustEncode(c) || path && pathSpecial(c) || !path && c == '$' && i < len(s)-1 {
 			return false
 		}
 		if c != '%' || i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
@@ -129,24 +136,4 @@ func normalisePattern(v string) string {
 		return v
 	}
 	return string(appendNorm(make([]byte, 0, len(v)+8), v, false))
-}
-
-// isCanonicalPattern is isCanonical for a pattern: "*" and a final "$"
-// are left as they are.
-func isCanonicalPattern(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if mustEncode(c) || c == '$' && i < len(s)-1 {
-			return false
-		}
-		if c != '%' || i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
-			continue
-		}
-		a, b := s[i+1], s[i+2]
-		if isUnreserved(unhex(a)<<4|unhex(b)) || 'a' <= a || 'a' <= b {
-			return false
-		}
-		i += 2
-	}
-	return true
 }

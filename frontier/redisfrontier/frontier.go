@@ -103,6 +103,8 @@ func NewFrontier(ctx context.Context, s *redisstore.Store, opts ...Option) (*Fro
 	if err := f.checkOrder(ctx); err != nil {
 		return nil, err
 	}
+	// The wake-up subscription and the lease renewals live until Close,
+	// not as long as ctx, which bounds only the opening.
 	bctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
 	f.ps = s.Client().Subscribe(bctx, f.keys[0]+"wake")
