@@ -3,7 +3,6 @@ package feed_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/feed"
+	"github.com/heedcrawl/heed/internal/crawltest"
 	"github.com/heedcrawl/heed/internal/testweb"
 )
 
@@ -20,7 +20,7 @@ import (
 // format attached, compressed or not, and checks that each is a valid
 // document holding exactly the items the crawl counted.
 func TestInterruptedFeedsAreValid(t *testing.T) {
-	site := startGenerated(t, testweb.Generated{Hosts: 2, PagesPerHost: 200, PageBytes: 1024, LinksPerPage: 5, Seed: 11})
+	site := crawltest.StartGenerated(t, testweb.Generated{Hosts: 2, PagesPerHost: 200, PageBytes: 1024, LinksPerPage: 5, Seed: 11})
 	c, err := crawler.New("HeedBot", crawler.WithDelay(0), crawler.WithConcurrencyPerHost(2))
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestInterruptedFeedsAreValid(t *testing.T) {
 		}
 		c.Export(f)
 	}
-	sum := runUntilItems(t, c, 25, site.Seeds()...)
+	sum := crawltest.RunUntilItems(t, c, 25, site.Seeds()...)
 	n := int(sum.Stats.Items)
 	for _, name := range names {
 		b := readFeed(t, filepath.Join(dir, name), strings.HasSuffix(name, ".gz"))
@@ -80,35 +80,4 @@ func TestInterruptedFeedsAreValid(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "p.csv")); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func startGenerated(t *testing.T, g testweb.Generated) *testweb.Site {
-	t.Helper()
-	site, err := testweb.StartGenerated(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(site.Close)
-	return site
-}
-
-// runUntilItems runs c from seeds and cancels it once it has emitted n
-// items; the crawl must end interrupted.
-func runUntilItems(t *testing.T, c *crawler.Crawler, n int64, seeds ...string) crawler.Summary {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c.OnItem(func(any) {
-		if c.Stats().Snapshot().Items >= n {
-			cancel()
-		}
-	})
-	sum, err := c.Run(ctx, seeds...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sum.Interrupted {
-		t.Fatal("the crawl was not interrupted")
-	}
-	return sum
 }
