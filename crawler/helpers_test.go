@@ -32,6 +32,7 @@ var (
 	countRequests            = crawltest.CountRequests
 	checkRequestsMatchOracle = crawltest.CheckRequestsMatchOracle
 	hitURLs                  = crawltest.HitURLs
+	startHostile             = crawltest.StartHostile
 	checkPacing              = crawltest.CheckPacing
 )
 

@@ -13,17 +13,6 @@ import (
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-// startHostile starts the hostile authorities, stopped when the test ends.
-func startHostile(t *testing.T, cfg testweb.HostileConfig) *testweb.Hostile {
-	t.Helper()
-	h, err := testweb.StartHostile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Close)
-	return h
-}
-
 // healthySite is a two-host site of 540 pages, crawled beside the hostile
 // authorities.
 func healthySite(t *testing.T) *testweb.Site {

@@ -14,4 +14,5 @@ var (
 	readSkips     = crawltest.ReadSkips
 	checkSkip     = crawltest.CheckSkip
 	hitURLs       = crawltest.HitURLs
+	startHostile  = crawltest.StartHostile
 )

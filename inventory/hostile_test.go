@@ -12,16 +12,6 @@ import (
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-func startHostile(t *testing.T, cfg testweb.HostileConfig) *testweb.Hostile {
-	t.Helper()
-	h, err := testweb.StartHostile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Close)
-	return h
-}
-
 // TestInventoryContactsNoForeignHost: a sitemap listing pages of 32 dead
 // authorities and of other ports: the inventory lists them as out of
 // scope and sends them nothing, so it neither waits on them nor lets a

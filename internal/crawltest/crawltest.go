@@ -48,6 +48,17 @@ func StartGenerated(t *testing.T, g testweb.Generated) *testweb.Site {
 	return site
 }
 
+// StartHostile starts the hostile authorities, stopped when the test ends.
+func StartHostile(t *testing.T, cfg testweb.HostileConfig) *testweb.Hostile {
+	t.Helper()
+	h, err := testweb.StartHostile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	return h
+}
+
 // Timings are the pacing, timeouts and retries of every crawl or
 // inventory of a testweb site: the scenario's slow and unreachable
 // robots.txt files must be given up on within the test's minute.
