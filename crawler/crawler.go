@@ -300,7 +300,8 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
 	sess.Chain(&policy, budget)
 	cache := r.cacheStage()
-	r.robots = middleware.NewRobots(cache(pace(r.down)), policy)
+	down := r.timed(r.down)
+	r.robots = middleware.NewRobots(cache(pace(down)), policy)
 	r.budget = budget
 	r.maps = newSitemapReader(r, &cfg.sitemaps)
 	stages := []middleware.Stage{
@@ -318,7 +319,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 			budget.Stage(), // spent only on a request about to be sent
 			retry.Stage())
 	}
-	r.chain = middleware.Chain(r.down, stages...)
+	r.chain = middleware.Chain(down, stages...)
 	r.items = newItemSink(c, cfg)
 	r.stats.mu.Lock()
 	r.stats.queue = func() (int, int) {

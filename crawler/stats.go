@@ -84,6 +84,10 @@ type Snapshot struct {
 	CallbackErrors int64 `json:"callback_errors"`
 	// Authorities holds the counts per authority.
 	Authorities map[string]AuthorityStats `json:"authorities"`
+	// Durations are the request-duration histograms by status class
+	// (StatusClass): every request heed sent, robots.txt, sitemaps and
+	// each retry included; nil before the first.
+	Durations map[string]DurationHistogram `json:"durations,omitempty"`
 }
 
 // AuthorityStats are the counts of one authority.
@@ -137,6 +141,7 @@ func (st *Stats) restore(saved *Snapshot, skips skiplog.Summary, runs int) {
 		s.Deferred = cloneMap(s.Deferred)
 		s.Robots = cloneMap(s.Robots)
 		s.Dropped = cloneMap(s.Dropped)
+		s.Durations = cloneDurations(s.Durations)
 		st.prior = max(0, saved.Elapsed)
 		if s.Started.IsZero() {
 			s.Started = st.s.Started
@@ -261,6 +266,7 @@ func (st *Stats) Snapshot() Snapshot {
 	c.Deferred = cloneMap(st.s.Deferred)
 	c.Robots = cloneMap(st.s.Robots)
 	c.Dropped = cloneMap(st.s.Dropped)
+	c.Durations = cloneDurations(st.s.Durations)
 	c.Authorities = make(map[string]AuthorityStats, len(st.auth))
 	for a, as := range st.auth {
 		cp := *as
