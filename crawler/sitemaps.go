@@ -255,7 +255,7 @@ func (m *sitemapReader) handle(ctx context.Context, resp *middleware.Response) {
 	auth := req.Authority()
 	res := SitemapResult{URL: req.URL, Status: resp.Status}
 	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
-		m.r.stats.fetched(auth, resp.Status, 0)
+		m.r.stats.Fetched(auth, resp.Status, 0)
 		if req.Meta[metaProbe] != "" {
 			// The target is a sitemap in its own right, not a probe.
 			meta := make(map[string]string, len(req.Meta))
@@ -270,7 +270,7 @@ func (m *sitemapReader) handle(ctx context.Context, resp *middleware.Response) {
 		return
 	}
 	if resp.Status < 200 || resp.Status >= 300 {
-		m.r.stats.fetched(auth, resp.Status, 0)
+		m.r.stats.Fetched(auth, resp.Status, 0)
 		res.Err = fmt.Sprintf("status %d", resp.Status)
 		m.result(res, false)
 		m.r.cfg.logger.Info("sitemap not read", "url", req.URL, "status", resp.Status)
@@ -280,7 +280,7 @@ func (m *sitemapReader) handle(ctx context.Context, resp *middleware.Response) {
 		m.entry(ctx, req, e)
 		return nil
 	}, sitemap.WithBase(req.URL), sitemap.WithScope(m.cfg.scope))
-	m.r.stats.fetched(auth, resp.Status, int(rep.Bytes))
+	m.r.stats.Fetched(auth, resp.Status, int(rep.Bytes))
 	if err == nil {
 		err = rep.Err
 	}
