@@ -69,6 +69,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
@@ -193,7 +194,7 @@ type Summary struct {
 	Stats   stats.Snapshot
 	Skipped skiplog.Summary
 	// Sitemaps is what the crawl did with sitemaps.
-	Sitemaps SitemapStats
+	Sitemaps discovery.Stats
 	// Interrupted reports that the crawl was stopped before its frontier
 	// was exhausted.
 	Interrupted bool
@@ -241,7 +242,7 @@ type run struct {
 	chain  middleware.Fetcher
 	down   *downloader
 	items  *itemSink
-	maps   *sitemapReader
+	maps   *discovery.Reader
 	budget *middleware.Budget
 	// parses bounds the HTML trees in use at once (parse_limits.go).
 	parses *parseBudget
@@ -275,7 +276,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	r := &run{c: c, cfg: cfg, stats: c.stats, parses: newParseBudget(2 * cfg.maxElements)}
 	domains := cfg.domains
 	if len(domains) == 0 {
-		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.urls...) {
+		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.URLs...) {
 			if u, err := parseHTTPURL(s); err == nil {
 				domains = append(domains, u.Hostname())
 			}
@@ -303,11 +304,11 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	cache := r.cacheStage()
 	r.robots = middleware.NewRobots(cache(pace(r.down)), policy)
 	r.budget = budget
-	r.maps = newSitemapReader(r, &cfg.sitemaps)
+	r.maps = discovery.New(&cfg.sitemaps, (*sitemapEngine)(r), cfg.logger)
 	stages := []middleware.Stage{
 		r.scope.Stage(),
 		r.robots.Stage(),
-		r.maps.stage(),
+		r.maps.Stage(),
 		budget.Check(),
 	}
 	if r.cfg.cache != nil {
@@ -336,7 +337,7 @@ func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 	r.stats.RobotsFetched(e)
 	r.sess.Count(Event{Kind: RobotsFetched, Authority: e.Authority, Robots: e.State.String()})
 	r.applyCrawlDelay(e)
-	r.maps.discover(e)
+	r.maps.Discover(r.work, e)
 }
 
 // robotsLoaded takes in a robots.txt another process of a shared crawl
@@ -346,7 +347,7 @@ func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 func (r *run) robotsLoaded(e *middleware.RobotsEntry) {
 	r.stats.RobotsRestored(e)
 	r.applyCrawlDelay(e)
-	r.maps.discover(e)
+	r.maps.Discover(r.work, e)
 }
 
 func (r *run) applyCrawlDelay(e *middleware.RobotsEntry) {
@@ -375,7 +376,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	}
 	r.c.hooks.started(r.c)
 	var pages []*frontier.Request
-	for _, s := range r.maps.start(ctx, seeds) {
+	for _, s := range r.maps.Start(ctx, seeds) {
 		pages = append(pages, &frontier.Request{URL: strings.TrimSpace(s)})
 	}
 	r.enqueueAll(work, pages)
@@ -397,7 +398,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	}
 	r.stats.Finish()
 	ierr := r.items.close()
-	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
+	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
@@ -442,7 +443,7 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 		return
 	case errors.As(err, &rec):
 		r.skip(rec)
-	case errors.Is(err, errProbeUnneeded):
+	case errors.Is(err, discovery.ErrProbeUnneeded):
 		// A /sitemap.xml guess robots.txt made redundant: nothing to account for.
 	case err != nil:
 		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer})
@@ -463,7 +464,7 @@ func (r *run) done(ctx context.Context, req *frontier.Request) {
 func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 	req := resp.Request
 	if req.Kind == frontier.KindSitemap {
-		r.maps.handle(ctx, resp)
+		r.maps.Handle(ctx, resp)
 		return
 	}
 	r.fetched(req.Authority(), resp.Status, len(resp.Body))
