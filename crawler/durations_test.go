@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // TestRequestDurations: every request heed sends is counted in the
@@ -52,30 +53,15 @@ func TestRequestDurations(t *testing.T) {
 		for _, n := range h.Buckets {
 			inBuckets += n
 		}
-		if inBuckets > h.Count || h.Sum < 0 || len(h.Buckets) != len(crawler.DurationBuckets) {
+		if inBuckets > h.Count || h.Sum < 0 || len(h.Buckets) != len(stats.DurationBuckets) {
 			t.Errorf("%s: count %d, %d in buckets, sum %v, %d buckets", class, h.Count, inBuckets, h.Sum, len(h.Buckets))
 		}
 		cum := h.Cumulative()
-		if last := cum[crawler.DurationBuckets[len(crawler.DurationBuckets)-1]]; last != uint64(inBuckets) {
+		if last := cum[stats.DurationBuckets[len(stats.DurationBuckets)-1]]; last != uint64(inBuckets) {
 			t.Errorf("%s: cumulative %d, want %d", class, last, inBuckets)
 		}
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("requests by class %v, want %v", got, want)
-	}
-}
-
-func TestStatusClass(t *testing.T) {
-	for _, tc := range []struct {
-		status int
-		err    error
-		want   string
-	}{
-		{200, nil, "2xx"}, {204, nil, "2xx"}, {301, nil, "3xx"}, {404, nil, "4xx"}, {429, nil, "4xx"},
-		{503, nil, "5xx"}, {0, nil, "error"}, {200, context.DeadlineExceeded, "error"}, {999, nil, "error"}, {101, nil, "1xx"},
-	} {
-		if got := crawler.StatusClass(tc.status, tc.err); got != tc.want {
-			t.Errorf("StatusClass(%d, %v) = %s, want %s", tc.status, tc.err, got, tc.want)
-		}
 	}
 }

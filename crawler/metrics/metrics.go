@@ -1,8 +1,8 @@
 // Package metrics exposes a heed crawl's statistics as Prometheus metrics.
 //
-// It owns the mapping from crawler.Snapshot to metric families and a small
+// It owns the mapping from stats.Snapshot to metric families and a small
 // HTTP server for /metrics; `heed crawl --metrics ADDR` uses both. The
-// collector reads a snapshot of crawler.Stats at every scrape, so it adds
+// collector reads a snapshot of the crawl's stats.Collector at every scrape, so it adds
 // no work to the crawl between scrapes and its counters are the crawl's
 // own counts, never a second tally that could disagree with the summary.
 //
@@ -35,8 +35,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // Namespace prefixes every metric name.
@@ -52,7 +52,7 @@ const Other = "other"
 
 // Collector is a prometheus.Collector reading a crawl's Stats.
 type Collector struct {
-	stats *crawler.Stats
+	stats *stats.Collector
 	limit int
 	d     descs
 
@@ -83,8 +83,8 @@ func WithoutPerAuthority() Option { return WithAuthorityLimit(0) }
 
 // NewCollector returns a collector of stats; constLabels (may be nil) are
 // added to every metric, for example {"agent": "ExampleBot"}.
-func NewCollector(stats *crawler.Stats, constLabels prometheus.Labels, opts ...Option) *Collector {
-	c := &Collector{stats: stats, limit: DefaultAuthorityLimit, admitted: map[string]bool{}}
+func NewCollector(st *stats.Collector, constLabels prometheus.Labels, opts ...Option) *Collector {
+	c := &Collector{stats: st, limit: DefaultAuthorityLimit, admitted: map[string]bool{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -189,7 +189,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 
 // collectAuthorities sends the per-authority families: the admitted
 // authorities one by one, the rest summed as Other.
-func (c *Collector) collectAuthorities(all map[string]crawler.AuthorityStats, counter func(*prometheus.Desc, int64, ...string)) {
+func (c *Collector) collectAuthorities(all map[string]stats.Authority, counter func(*prometheus.Desc, int64, ...string)) {
 	c.mu.Lock()
 	if len(c.admitted) < c.limit {
 		var fresh []string
@@ -221,7 +221,7 @@ func (c *Collector) collectAuthorities(all map[string]crawler.AuthorityStats, co
 	}
 	c.mu.Unlock()
 
-	var other crawler.AuthorityStats
+	var other stats.Authority
 	others := 0
 	for a, as := range all {
 		if !admitted[a] {
@@ -243,7 +243,7 @@ func (c *Collector) collectAuthorities(all map[string]crawler.AuthorityStats, co
 	}
 }
 
-func (c *Collector) sendAuthority(a string, as crawler.AuthorityStats, counter func(*prometheus.Desc, int64, ...string)) {
+func (c *Collector) sendAuthority(a string, as stats.Authority, counter func(*prometheus.Desc, int64, ...string)) {
 	counter(c.d.authPages, as.Pages, a)
 	counter(c.d.authBytes, as.Bytes, a)
 	for r, n := range as.Skipped {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/crawler/metrics"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // families scrapes /metrics and parses it.
@@ -165,7 +166,7 @@ func TestServed(t *testing.T) {
 				counts[lp.GetValue()] = m.GetHistogram().GetSampleCount()
 			}
 		}
-		if n := len(m.GetHistogram().GetBucket()); n != len(crawler.DurationBuckets)+1 { // and +Inf
+		if n := len(m.GetHistogram().GetBucket()); n != len(stats.DurationBuckets)+1 { // and +Inf
 			t.Errorf("%d buckets", n)
 		}
 	}

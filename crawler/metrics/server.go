@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // Handler returns an http.Handler serving the collector's metrics, Go's
@@ -81,13 +81,13 @@ type Server struct {
 // crawler's product token, when given in labels, labels every metric.
 // The root path answers a small page linking to /metrics, so that a
 // person opening the address finds them; any other path is 404.
-func Listen(addr string, stats *crawler.Stats, labels prometheus.Labels, opts ...Option) (*Server, error) {
+func Listen(addr string, st *stats.Collector, labels prometheus.Labels, opts ...Option) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", Handler(NewCollector(stats, labels, opts...)))
+	mux.Handle("GET /metrics", Handler(NewCollector(st, labels, opts...)))
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		title := "heed metrics"
