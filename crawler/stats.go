@@ -47,6 +47,9 @@ type Snapshot struct {
 	// CacheHits counts the responses (among Pages) served from the HTTP
 	// cache (WithHTTPCache) without contacting the site.
 	CacheHits int64 `json:"cache_hits,omitempty"`
+	// Truncated counts the pages (among Pages) whose body was cut at the
+	// body limit (WithMaxBodySize).
+	Truncated int64 `json:"truncated,omitempty"`
 	// Waiting and InFlight are the frontier's counts at the snapshot.
 	Waiting  int `json:"waiting"`
 	InFlight int `json:"in_flight"`
@@ -225,6 +228,7 @@ func (st *Stats) cacheHit()    { st.add(func(s *Snapshot) { s.CacheHits++ }) }
 func (st *Stats) duplicate()   { st.add(func(s *Snapshot) { s.Duplicates++ }) }
 func (st *Stats) ignoredLink() { st.add(func(s *Snapshot) { s.IgnoredLinks++ }) }
 func (st *Stats) pageCut()     { st.add(func(s *Snapshot) { s.PagesCut++ }) }
+func (st *Stats) bodyCut()     { st.add(func(s *Snapshot) { s.Truncated++ }) }
 
 // linksCapped counts n links of one page not followed.
 func (st *Stats) linksCapped(n int64) {
@@ -327,6 +331,9 @@ func (s Snapshot) Format(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "pages: %d (%s, %.1f pages/s, %s)\n", s.Pages, FormatBytes(s.Bytes), s.Rate(), s.Elapsed.Round(time.Millisecond))
 	if err != nil {
 		return err
+	}
+	if s.Truncated > 0 {
+		fmt.Fprintf(w, "cut at the body limit: %d pages (only their first bytes were read)\n", s.Truncated)
 	}
 	if s.CacheHits > 0 {
 		fmt.Fprintf(w, "from the HTTP cache: %d of the pages, without contacting their sites\n", s.CacheHits)
