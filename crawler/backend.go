@@ -224,7 +224,7 @@ func (j *Job) Resume(s *Saved) []*middleware.RobotsEntry {
 // fetched (when the crawl reads sitemaps): a resumed job does it for its
 // restored entries, since a crash between a record and those pushes would
 // lose them. Pushing them again costs a duplicate each.
-func (j *Job) Discover(e *middleware.RobotsEntry) { j.r.maps.discover(e) }
+func (j *Job) Discover(e *middleware.RobotsEntry) { j.r.maps.Discover(j.r.work, e) }
 
 // Snapshot returns the run's statistics now.
 func (j *Job) Snapshot() Snapshot { return j.r.stats.Snapshot() }
@@ -334,9 +334,9 @@ func (c *config) scopeSpec() []string {
 		"include=" + patterns(c.include),
 		"exclude=" + patterns(c.exclude),
 		"max-depth=" + strconv.Itoa(c.maxDepth),
-		"sitemaps=" + strings.Join(sm.urls, ","),
-		fmt.Sprintf("sitemap-discovery=%v sitemap-seeds=%v sitemap-scope=%s", sm.discover, sm.seeds, sm.scope),
-		"sitemap-include=" + patterns(sm.include),
-		"sitemap-exclude=" + patterns(sm.exclude),
+		"sitemaps=" + strings.Join(sm.URLs, ","),
+		fmt.Sprintf("sitemap-discovery=%v sitemap-seeds=%v sitemap-scope=%s", sm.Discover, sm.Seeds, sm.Scope),
+		"sitemap-include=" + patterns(sm.Include),
+		"sitemap-exclude=" + patterns(sm.Exclude),
 	}
 }

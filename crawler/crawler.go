@@ -69,6 +69,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
@@ -192,7 +193,7 @@ type Summary struct {
 	Stats   Snapshot
 	Skipped skiplog.Summary
 	// Sitemaps is what the crawl did with sitemaps.
-	Sitemaps SitemapStats
+	Sitemaps discovery.Stats
 	// Interrupted reports that the crawl was stopped before its frontier
 	// was exhausted.
 	Interrupted bool
@@ -240,7 +241,7 @@ type run struct {
 	chain  middleware.Fetcher
 	down   *downloader
 	items  *itemSink
-	maps   *sitemapReader
+	maps   *discovery.Reader
 	budget *middleware.Budget
 	// parses bounds the HTML trees in use at once (parse_limits.go).
 	parses *parseBudget
@@ -274,7 +275,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	r := &run{c: c, cfg: cfg, stats: c.stats, parses: newParseBudget(2 * cfg.maxElements)}
 	domains := cfg.domains
 	if len(domains) == 0 {
-		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.urls...) {
+		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.URLs...) {
 			if u, err := parseHTTPURL(s); err == nil {
 				domains = append(domains, u.Hostname())
 			}
@@ -302,11 +303,11 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	cache := r.cacheStage()
 	r.robots = middleware.NewRobots(cache(pace(r.down)), policy)
 	r.budget = budget
-	r.maps = newSitemapReader(r, &cfg.sitemaps)
+	r.maps = discovery.New(&cfg.sitemaps, (*sitemapEngine)(r), cfg.logger)
 	stages := []middleware.Stage{
 		r.scope.Stage(),
 		r.robots.Stage(),
-		r.maps.stage(),
+		r.maps.Stage(),
 		budget.Check(),
 	}
 	if r.cfg.cache != nil {
@@ -337,7 +338,7 @@ func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 	r.stats.robotsFetched(e)
 	r.sess.Count(Event{Kind: RobotsFetched, Authority: e.Authority, Robots: e.State.String()})
 	r.applyCrawlDelay(e)
-	r.maps.discover(e)
+	r.maps.Discover(r.work, e)
 }
 
 // robotsLoaded takes in a robots.txt another process of a shared crawl
@@ -347,7 +348,7 @@ func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 func (r *run) robotsLoaded(e *middleware.RobotsEntry) {
 	r.stats.robotsRestored(e)
 	r.applyCrawlDelay(e)
-	r.maps.discover(e)
+	r.maps.Discover(r.work, e)
 }
 
 func (r *run) applyCrawlDelay(e *middleware.RobotsEntry) {
@@ -376,7 +377,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	}
 	r.c.hooks.started(r.c)
 	var pages []*frontier.Request
-	for _, s := range r.maps.start(ctx, seeds) {
+	for _, s := range r.maps.Start(ctx, seeds) {
 		pages = append(pages, &frontier.Request{URL: strings.TrimSpace(s)})
 	}
 	r.enqueueAll(work, pages)
@@ -398,7 +399,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	}
 	r.stats.finish()
 	ierr := r.items.close()
-	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
+	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
@@ -443,7 +444,7 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 		return
 	case errors.As(err, &rec):
 		r.skip(rec)
-	case errors.Is(err, errProbeUnneeded):
+	case errors.Is(err, discovery.ErrProbeUnneeded):
 		// A /sitemap.xml guess robots.txt made redundant: nothing to account for.
 	case err != nil:
 		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer})
@@ -464,7 +465,7 @@ func (r *run) done(ctx context.Context, req *frontier.Request) {
 func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 	req := resp.Request
 	if req.Kind == frontier.KindSitemap {
-		r.maps.handle(ctx, resp)
+		r.maps.Handle(ctx, resp)
 		return
 	}
 	r.fetched(req.Authority(), resp.Status, len(resp.Body))
