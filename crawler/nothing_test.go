@@ -41,11 +41,11 @@ func TestSummarySaysNothingWasFetched(t *testing.T) {
 			conn.Close() // no response at all
 		}
 	}))
-	defer hangUp.Close()
+	t.Cleanup(hangUp.Close)
 	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "User-agent: *\nDisallow: /\n")
 	}))
-	defer refusing.Close()
+	t.Cleanup(refusing.Close)
 
 	for _, tc := range []struct {
 		name       string
