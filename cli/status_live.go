@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/jobstate"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // formatRunning writes the report of a state a crawl holds: its status
@@ -33,7 +33,7 @@ func formatRunning(w io.Writer, rep *jobstate.Report, now time.Time) error {
 		fresh = fmt.Sprintf(": not updated for over %s although the crawl holds the state (stuck, or its disk full?)", jobstate.LiveStaleAfter)
 	}
 	fmt.Fprintf(w, "status snapshot: %s%s\n", ago(l.Updated, now), fresh)
-	fmt.Fprintf(w, "progress: %d pages (%s), %d items; %s of crawling\n", l.Pages, crawler.FormatBytes(l.Bytes), l.Items, roundDuration(l.Elapsed))
+	fmt.Fprintf(w, "progress: %d pages (%s), %d items; %s of crawling\n", l.Pages, stats.FormatBytes(l.Bytes), l.Items, roundDuration(l.Elapsed))
 	fmt.Fprintf(w, "frontier: %d queued, %d in flight, %d authorities with URLs queued\n", l.Queued, l.InFlight, l.Authorities)
 	if len(l.TopQueued) > 0 {
 		title := "queued by authority:"

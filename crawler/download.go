@@ -18,6 +18,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 )
@@ -125,7 +126,7 @@ func defaultTransport() *http.Transport {
 // following redirects.
 func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middleware.Response, error) {
 	if req.Kind == frontier.KindSitemap {
-		return d.stream(ctx, req)
+		return discovery.Download(ctx, d.transport, d.userAgent, d.timeout, req)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/httpcache"
 	"github.com/heedcrawl/heed/politeness"
@@ -47,7 +48,7 @@ type config struct {
 	maxElements int
 	maxLinks    int
 
-	sitemaps sitemapConfig // see sitemap_options.go
+	sitemaps discovery.Config // see sitemap_options.go
 
 	frontier  frontier.Frontier
 	order     frontier.Order

@@ -70,6 +70,7 @@ import (
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // State is where a resumable crawl keeps what it needs to continue: the
@@ -103,7 +104,7 @@ type State interface {
 	// SaveBudget stores one budget admission.
 	SaveBudget(seq uint64, authority string) error
 	// Stats returns the stored statistics, or nil if none were stored.
-	Stats() (*crawler.Snapshot, error)
+	Stats() (*stats.Snapshot, error)
 	// Checkpoint stores the job record, the statistics and the pacing of
 	// the authorities in cp.Pacing (those that changed), at once.
 	Checkpoint(cp *Checkpoint) error
@@ -154,7 +155,7 @@ type Job struct {
 // stops.
 type Checkpoint struct {
 	Job    Job
-	Stats  *crawler.Snapshot
+	Stats  *stats.Snapshot
 	Pacing map[string]politeness.AuthorityState
 }
 

@@ -10,8 +10,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // liveName is the status snapshot's file in a state directory.
@@ -95,7 +95,7 @@ type LiveErrors struct {
 func (l *Live) Age(now time.Time) time.Duration { return now.Sub(l.Updated) }
 
 // newLive makes the snapshot of a run from its statistics.
-func newLive(pid int, host string, started time.Time, job Job, s *crawler.Snapshot, byAuth map[string]int) *Live {
+func newLive(pid int, host string, started time.Time, job Job, s *stats.Snapshot, byAuth map[string]int) *Live {
 	l := &Live{
 		PID: pid, Host: host, Started: started, Updated: time.Now(), Running: job.Running, Job: job,
 		Pages: s.Pages, Bytes: s.Bytes, Items: s.Items, Elapsed: s.Elapsed,
@@ -175,7 +175,7 @@ func (w *liveWriter) start() {
 // write publishes the snapshot of a run of the job in dir ("" for a
 // State that is not a directory: nothing to write). A failure is logged
 // once and fails nothing: the snapshot is for watching.
-func (w *liveWriter) write(dir string, job Job, s *crawler.Snapshot, byAuth map[string]int, log *slog.Logger) {
+func (w *liveWriter) write(dir string, job Job, s *stats.Snapshot, byAuth map[string]int, log *slog.Logger) {
 	if dir == "" || w.started.IsZero() {
 		return
 	}
