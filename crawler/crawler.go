@@ -302,7 +302,8 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
 	sess.Chain(&policy, budget)
 	cache := r.cacheStage()
-	r.robots = middleware.NewRobots(cache(pace(r.down)), policy)
+	down := r.timed(r.down)
+	r.robots = middleware.NewRobots(cache(pace(down)), policy)
 	r.budget = budget
 	r.maps = discovery.New(&cfg.sitemaps, (*sitemapEngine)(r), cfg.logger)
 	stages := []middleware.Stage{
@@ -320,7 +321,7 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 			budget.Stage(), // spent only on a request about to be sent
 			retry.Stage())
 	}
-	r.chain = middleware.Chain(r.down, stages...)
+	r.chain = middleware.Chain(down, stages...)
 	r.items = newItemSink(c, cfg)
 	r.stats.SetQueue(func() (int, int) {
 		fs := r.front.Stats()

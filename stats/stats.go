@@ -99,6 +99,10 @@ type Snapshot struct {
 	CallbackErrors int64 `json:"callback_errors"`
 	// Authorities holds the counts per authority.
 	Authorities map[string]Authority `json:"authorities"`
+	// Durations are the request-duration histograms by status class
+	// (StatusClass): every request the crawl sent, robots.txt, sitemaps
+	// and each retry included; nil before the first.
+	Durations map[string]DurationHistogram `json:"durations,omitempty"`
 }
 
 // Authority holds the counts of one authority.
@@ -158,6 +162,7 @@ func (st *Collector) Restore(saved *Snapshot, skips skiplog.Summary, runs int) {
 		s.Deferred = cloneMap(s.Deferred)
 		s.Robots = cloneMap(s.Robots)
 		s.Dropped = cloneMap(s.Dropped)
+		s.Durations = cloneDurations(s.Durations)
 		st.prior = max(0, saved.Elapsed)
 		if s.Started.IsZero() {
 			s.Started = st.s.Started
@@ -312,6 +317,7 @@ func (st *Collector) Snapshot() Snapshot {
 	c.Deferred = cloneMap(st.s.Deferred)
 	c.Robots = cloneMap(st.s.Robots)
 	c.Dropped = cloneMap(st.s.Dropped)
+	c.Durations = cloneDurations(st.s.Durations)
 	c.Authorities = make(map[string]Authority, len(st.auth))
 	for a, as := range st.auth {
 		cp := *as
