@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/feed"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // output is one file a command writes, named by a flag.
@@ -226,7 +226,7 @@ func (f *crawlFlags) resumable() error {
 
 // logStats prints the statistics line every interval until stopped: the
 // periodic log a long job run without a terminal keeps.
-func logStats(w io.Writer, stats *crawler.Stats, every time.Duration) (stop func()) {
+func logStats(w io.Writer, stats *stats.Collector, every time.Duration) (stop func()) {
 	return everyInterval(every, func() {
 		fmt.Fprintf(w, "%s stats: %s\n", time.Now().UTC().Format(time.RFC3339), stats.Snapshot().Line())
 	}, nil)

@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/inventory"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // startLine prints the line line() returns on w every half second, in
@@ -63,7 +63,7 @@ func everyInterval(interval time.Duration, tick, last func()) (stop func()) {
 
 // startProgress shows a crawl's progress: pages and rate, the queue,
 // duplicates, skips and items.
-func startProgress(mode string, w io.Writer, stats *crawler.Stats) (stop func()) {
+func startProgress(mode string, w io.Writer, stats *stats.Collector) (stop func()) {
 	return startLine(mode, w, func() string {
 		s := stats.Snapshot()
 		return fmt.Sprintf("pages %d (%.1f/s)  waiting %d  in flight %d  duplicates %d  skipped %d  items %d  %s",

@@ -15,6 +15,7 @@ import (
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // Backend keeps a crawl's job: its frontier, the pacing of its
@@ -186,7 +187,7 @@ type Saved struct {
 	// Runs counts the job's runs, this one included.
 	Runs int
 	// Stats is the statistics last stored; nil before the first.
-	Stats *Snapshot
+	Stats *stats.Snapshot
 	// Skips counts the job's skip-log records, of every run.
 	Skips skiplog.Summary
 	// Robots are the robots.txt records stored.
@@ -213,9 +214,9 @@ func (j *Job) Resume(s *Saved) []*middleware.RobotsEntry {
 		restored = append(restored, e)
 	}
 	r.budget.Restore(s.Budget)
-	r.stats.restore(s.Stats, s.Skips, s.Runs)
+	r.stats.Restore(s.Stats, s.Skips, s.Runs)
 	for _, e := range restored {
-		r.stats.robotsRestored(e)
+		r.stats.RobotsRestored(e)
 	}
 	return restored
 }
@@ -227,7 +228,7 @@ func (j *Job) Resume(s *Saved) []*middleware.RobotsEntry {
 func (j *Job) Discover(e *middleware.RobotsEntry) { j.r.maps.Discover(j.r.work, e) }
 
 // Snapshot returns the run's statistics now.
-func (j *Job) Snapshot() Snapshot { return j.r.stats.Snapshot() }
+func (j *Job) Snapshot() stats.Snapshot { return j.r.stats.Snapshot() }
 
 // WithBackend keeps the crawl's job in b instead of in memory: package
 // jobstate's for a job that survives pauses and crashes, package fleet's

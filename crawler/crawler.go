@@ -75,6 +75,7 @@ import (
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // Crawler is a configured crawl. Register callbacks on it (it is the
@@ -91,7 +92,7 @@ type Crawler struct {
 	exporters []Exporter
 	hooks     hooks
 	ran       bool
-	stats     *Stats
+	stats     *stats.Collector
 	live      atomic.Pointer[Live] // see live.go
 }
 
@@ -120,7 +121,7 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if err := c.cfg.checkSignals(); err != nil {
 		return nil, err
 	}
-	c.stats = newStats(c.cfg.now)
+	c.stats = stats.New(c.cfg.now)
 	return c, nil
 }
 
@@ -186,11 +187,11 @@ func (c *Crawler) handler(name string) *Handler {
 }
 
 // Stats returns the crawl's live statistics.
-func (c *Crawler) Stats() *Stats { return c.stats }
+func (c *Crawler) Stats() *stats.Collector { return c.stats }
 
 // Summary is what Run reports at the end of a crawl.
 type Summary struct {
-	Stats   Snapshot
+	Stats   stats.Snapshot
 	Skipped skiplog.Summary
 	// Sitemaps is what the crawl did with sitemaps.
 	Sitemaps discovery.Stats
@@ -232,7 +233,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
 type run struct {
 	c      *Crawler
 	cfg    *config
-	stats  *Stats
+	stats  *stats.Collector
 	sess   Session // the job's backend's side of the run (backend.go)
 	front  frontier.Frontier
 	pace   Pacer
@@ -321,12 +322,10 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	}
 	r.chain = middleware.Chain(r.down, stages...)
 	r.items = newItemSink(c, cfg)
-	r.stats.mu.Lock()
-	r.stats.queue = func() (int, int) {
+	r.stats.SetQueue(func() (int, int) {
 		fs := r.front.Stats()
 		return fs.Queued, fs.Leased
-	}
-	r.stats.mu.Unlock()
+	})
 	lp, _ := r.pace.(livePacer)
 	c.live.Store(&Live{front: r.front, pacer: lp})
 	return r, nil
@@ -335,7 +334,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 // robotsFetched hands a fresh robots.txt's Crawl-delay to the pacer and
 // counts the outcome.
 func (r *run) robotsFetched(e *middleware.RobotsEntry) {
-	r.stats.robotsFetched(e)
+	r.stats.RobotsFetched(e)
 	r.sess.Count(Event{Kind: RobotsFetched, Authority: e.Authority, Robots: e.State.String()})
 	r.applyCrawlDelay(e)
 	r.maps.Discover(r.work, e)
@@ -346,7 +345,7 @@ func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 // before it could, and its sitemaps are discovered (pushes of URLs
 // already queued are duplicates).
 func (r *run) robotsLoaded(e *middleware.RobotsEntry) {
-	r.stats.robotsRestored(e)
+	r.stats.RobotsRestored(e)
 	r.applyCrawlDelay(e)
 	r.maps.Discover(r.work, e)
 }
@@ -369,7 +368,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	// it too.
 	work := context.WithoutCancel(ctx)
 	r.work = work
-	r.stats.start()
+	r.stats.Start()
 	if err := r.sess.Start(ctx); err != nil {
 		r.front.Close()
 		r.sess.Close()
@@ -397,7 +396,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	if interrupted && r.sess.Stop() == Drain {
 		r.drain(work)
 	}
-	r.stats.finish()
+	r.stats.Finish()
 	ierr := r.items.close()
 	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
@@ -436,7 +435,7 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 	var rec *skiplog.Record
 	switch {
 	case errors.As(err, &de):
-		r.stats.deferred(de.Reason)
+		r.stats.Deferred(de.Reason)
 		if rerr := r.front.Retry(ctx, req, de.Until); rerr != nil {
 			r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: rerr.Error(), Detail: "could not requeue"})
 			r.done(ctx, req)
@@ -473,7 +472,7 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 	}
 	r.fetched(req.Authority(), resp.Status, len(resp.Body))
 	if resp.FromCache {
-		r.stats.cacheHit()
+		r.stats.CacheHit()
 	}
 	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
 		r.redirect(ctx, resp)
@@ -491,7 +490,7 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 
 // fetched counts a downloaded response, here and in the backend.
 func (r *run) fetched(authority string, status, bytes int) {
-	r.stats.fetched(authority, status, bytes)
+	r.stats.Fetched(authority, status, bytes)
 	r.sess.Count(Event{Kind: Fetched, Authority: authority, Status: status, Bytes: bytes})
 }
 
@@ -507,9 +506,9 @@ func (r *run) enqueue(ctx context.Context, req *frontier.Request) frontier.PushR
 func (r *run) pushed(req *frontier.Request, res frontier.PushResult, err error) {
 	switch res {
 	case frontier.Added:
-		r.stats.queued()
+		r.stats.Queued()
 	case frontier.Duplicate:
-		r.stats.duplicate()
+		r.stats.Duplicate()
 	default:
 		if errors.Is(err, errRecorded) {
 			return // the admission wrote its record (backend.go)
@@ -538,7 +537,7 @@ func (r *run) skip(rec *skiplog.Record) {
 	if !r.sess.Record(rec) {
 		return // the URL has its record, from this run or an earlier one
 	}
-	r.stats.skipped(rec)
+	r.stats.Skipped(rec)
 	r.sess.Count(Event{Kind: Skipped, Authority: rec.Authority, Reason: rec.Reason})
 	r.c.hooks.skipped(rec)
 }

@@ -25,7 +25,7 @@ func (r *run) dispatch(ctx context.Context, mr *middleware.Response) {
 	h := r.c.handler(req.Callback)
 	if h == nil {
 		r.cfg.logger.Error("no handler for callback", "callback", req.Callback, "url", req.URL)
-		r.stats.callbackError()
+		r.stats.CallbackError()
 		return
 	}
 	resp, cr := r.response(ctx, mr)
@@ -185,7 +185,7 @@ func (r *run) dispatchError(ctx context.Context, mr *middleware.Response) {
 func (r *run) safely(pageURL, what string, fn func()) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.stats.callbackError()
+			r.stats.CallbackError()
 			r.cfg.logger.Error("callback panicked", "callback", what, "url", pageURL, "panic", fmt.Sprint(p))
 		}
 	}()

@@ -64,7 +64,7 @@ func (r *run) flushFollows(ctx context.Context, parent *frontier.Request) {
 		return
 	}
 	if buf.dropped > 0 {
-		r.stats.linksCapped(buf.dropped)
+		r.stats.LinksCapped(buf.dropped)
 		r.cfg.logger.Warn("links over the page's limit not followed", "url", parent.URL,
 			"followed", len(buf.reqs), "not_followed", buf.dropped, "limit", r.cfg.maxLinks)
 	}

@@ -49,7 +49,7 @@ func (e *sitemapEngine) Enqueue(ctx context.Context, reqs []*frontier.Request) [
 }
 func (e *sitemapEngine) Skip(rec *skiplog.Record) { (*run)(e).skip(rec) }
 func (e *sitemapEngine) Fetched(authority string, status, bytes int) {
-	e.stats.fetched(authority, status, bytes)
+	e.stats.Fetched(authority, status, bytes)
 }
 func (e *sitemapEngine) Redirect(ctx context.Context, resp *middleware.Response) {
 	(*run)(e).redirect(ctx, resp)

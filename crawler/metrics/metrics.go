@@ -1,8 +1,8 @@
 // Package metrics exposes a heed crawl's statistics as Prometheus metrics.
 //
-// It owns the mapping from crawler.Snapshot to metric families and a small
+// It owns the mapping from stats.Snapshot to metric families and a small
 // HTTP server for /metrics; `heed crawl --metrics ADDR` uses both. The
-// collector reads a snapshot of crawler.Stats at every scrape, so it adds
+// collector reads a snapshot of the crawl's stats.Collector at every scrape, so it adds
 // no work to the crawl between scrapes and its counters are the crawl's
 // own counts, never a second tally that could disagree with the summary.
 //
@@ -25,7 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // Namespace prefixes every metric name.
@@ -33,7 +33,7 @@ const Namespace = "heed"
 
 // Collector is a prometheus.Collector reading a crawl's Stats.
 type Collector struct {
-	stats        *crawler.Stats
+	stats        *stats.Collector
 	perAuthority bool
 	d            descs
 }
@@ -54,7 +54,7 @@ func WithoutPerAuthority() Option { return func(c *Collector) { c.perAuthority =
 
 // NewCollector returns a collector of stats; constLabels (may be nil) are
 // added to every metric, for example {"agent": "ExampleBot"}.
-func NewCollector(stats *crawler.Stats, constLabels prometheus.Labels, opts ...Option) *Collector {
+func NewCollector(stats *stats.Collector, constLabels prometheus.Labels, opts ...Option) *Collector {
 	c := &Collector{stats: stats, perAuthority: true}
 	for _, o := range opts {
 		o(c)
@@ -166,7 +166,7 @@ type Server struct {
 // Listen starts serving /metrics for stats on addr ("127.0.0.1:9090",
 // ":0" for any free port); options configure the collector, and the
 // crawler's product token, when given in labels, labels every metric.
-func Listen(addr string, stats *crawler.Stats, labels prometheus.Labels, opts ...Option) (*Server, error) {
+func Listen(addr string, stats *stats.Collector, labels prometheus.Labels, opts ...Option) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
