@@ -302,7 +302,8 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
 	sess.Chain(&policy, budget)
 	cache := r.cacheStage()
-	r.robots = middleware.NewRobots(cache(pace(r.down)), policy)
+	down := r.timed(r.down)
+	r.robots = middleware.NewRobots(cache(pace(down)), policy)
 	r.budget = budget
 	r.maps = discovery.New(&cfg.sitemaps, (*sitemapEngine)(r), cfg.logger)
 	stages := []middleware.Stage{
@@ -320,7 +321,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 			budget.Stage(), // spent only on a request about to be sent
 			retry.Stage())
 	}
-	r.chain = middleware.Chain(r.down, stages...)
+	r.chain = middleware.Chain(down, stages...)
 	r.items = newItemSink(c, cfg)
 	r.stats.SetQueue(func() (int, int) {
 		fs := r.front.Stats()
@@ -473,6 +474,9 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 	r.fetched(req.Authority(), resp.Status, len(resp.Body))
 	if resp.FromCache {
 		r.stats.CacheHit()
+	}
+	if resp.Truncated {
+		r.stats.BodyCut()
 	}
 	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
 		r.redirect(ctx, resp)

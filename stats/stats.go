@@ -62,6 +62,9 @@ type Snapshot struct {
 	// CacheHits counts the responses (among Pages) served from the HTTP
 	// cache (crawler.WithHTTPCache) without contacting the site.
 	CacheHits int64 `json:"cache_hits,omitempty"`
+	// Truncated counts the pages (among Pages) whose body was cut at the
+	// body limit (crawler.WithMaxBodySize).
+	Truncated int64 `json:"truncated,omitempty"`
 	// Waiting and InFlight are the frontier's counts at the snapshot.
 	Waiting  int `json:"waiting"`
 	InFlight int `json:"in_flight"`
@@ -99,6 +102,10 @@ type Snapshot struct {
 	CallbackErrors int64 `json:"callback_errors"`
 	// Authorities holds the counts per authority.
 	Authorities map[string]Authority `json:"authorities"`
+	// Durations are the request-duration histograms by status class
+	// (StatusClass): every request the crawl sent, robots.txt, sitemaps
+	// and each retry included; nil before the first.
+	Durations map[string]DurationHistogram `json:"durations,omitempty"`
 }
 
 // Authority holds the counts of one authority.
@@ -158,6 +165,7 @@ func (st *Collector) Restore(saved *Snapshot, skips skiplog.Summary, runs int) {
 		s.Deferred = cloneMap(s.Deferred)
 		s.Robots = cloneMap(s.Robots)
 		s.Dropped = cloneMap(s.Dropped)
+		s.Durations = cloneDurations(s.Durations)
 		st.prior = max(0, saved.Elapsed)
 		if s.Started.IsZero() {
 			s.Started = st.s.Started
@@ -258,6 +266,9 @@ func (st *Collector) Duplicate() { st.add(func(s *Snapshot) { s.Duplicates++ }) 
 // IgnoredLink counts a link that is not http(s).
 func (st *Collector) IgnoredLink() { st.add(func(s *Snapshot) { s.IgnoredLinks++ }) }
 
+// BodyCut counts a page whose body was cut at the body limit.
+func (st *Collector) BodyCut() { st.add(func(s *Snapshot) { s.Truncated++ }) }
+
 // PageCut counts a page parsed only up to the element limit.
 func (st *Collector) PageCut() { st.add(func(s *Snapshot) { s.PagesCut++ }) }
 
@@ -312,6 +323,7 @@ func (st *Collector) Snapshot() Snapshot {
 	c.Deferred = cloneMap(st.s.Deferred)
 	c.Robots = cloneMap(st.s.Robots)
 	c.Dropped = cloneMap(st.s.Dropped)
+	c.Durations = cloneDurations(st.s.Durations)
 	c.Authorities = make(map[string]Authority, len(st.auth))
 	for a, as := range st.auth {
 		cp := *as
