@@ -204,6 +204,11 @@ type Summary struct {
 	// fleet's gives the whole crawl's counts (Stats and Skipped above are
 	// this process's). Nil for the in-memory default.
 	Backend BackendSummary
+	// NothingFetched is set when the crawl ran to its end without
+	// fetching a single page although it tried: every URL failed (see
+	// NothingFetched). Nil otherwise, a crawl that robots.txt or its
+	// scope left with nothing to fetch included.
+	NothingFetched *NothingFetched
 }
 
 // Run crawls from the seeds until the frontier is exhausted or ctx is
@@ -222,7 +227,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
 	}
 	c.ran = true
 	c.mu.Unlock()
-	r, err := c.newRun(seeds)
+	r, err := c.newRun(ctx, seeds)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -247,10 +252,11 @@ type run struct {
 	// parses bounds the HTML trees in use at once (parse_limits.go).
 	parses *parseBudget
 	// work is the run's context for work that is not cancelled with
-	// Run's (set when the run starts).
+	// Run's (set when the run starts, cancelled when it is over).
 	work context.Context
 
 	follows follows
+	fails   failures  // the first error of a URL that could not be fetched (nothing.go)
 	held    heldLinks // links not followed for nofollow (pagesignals.go)
 	// record, in a run made by Parse, collects what callbacks emit and
 	// follow instead of the pipelines and the frontier (parse.go).
@@ -259,8 +265,8 @@ type run struct {
 	wg sync.WaitGroup
 }
 
-func (c *Crawler) newRun(seeds []string) (*run, error) {
-	r, err := c.wire(seeds)
+func (c *Crawler) newRun(ctx context.Context, seeds []string) (*run, error) {
+	r, err := c.wire(ctx, seeds)
 	if err != nil && r != nil && r.sess != nil {
 		if r.front != nil {
 			r.front.Close()
@@ -270,8 +276,8 @@ func (c *Crawler) newRun(seeds []string) (*run, error) {
 	return r, err
 }
 
-// wire builds a run's parts.
-func (c *Crawler) wire(seeds []string) (*run, error) {
+// wire builds a run's parts; ctx is the run's, for the backend's opening.
+func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 	cfg := &c.cfg
 	r := &run{c: c, cfg: cfg, stats: c.stats, parses: newParseBudget(2 * cfg.maxElements)}
 	domains := cfg.domains
@@ -287,7 +293,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess, err := b.Open(c.job(seeds, r))
+	sess, err := b.Open(ctx, c.job(seeds, r))
 	if err != nil {
 		return nil, err
 	}
@@ -366,8 +372,10 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	// In-flight requests finish on a context that is not cancelled with
 	// ctx: stopping means no new work, not abandoned work. Work begun
 	// outside a request (a robots.txt's sitemaps, a stray Visit) runs on
-	// it too.
-	work := context.WithoutCancel(ctx)
+	// it too. It ends when the run does: what a callback started on
+	// Response.Context stops with the crawl.
+	work, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
 	r.work = work
 	r.stats.Start()
 	if err := r.sess.Start(ctx); err != nil {
@@ -401,6 +409,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	ierr := r.items.close()
 	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
+	sum.NothingFetched = nothingFetched(&sum, r.fails.firstErr())
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
 		ierr = err
@@ -448,6 +457,9 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 		// A /sitemap.xml guess robots.txt made redundant: nothing to account for.
 	case err != nil:
 		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer})
+		if req.Kind == frontier.KindSitemap {
+			r.maps.NotFetched(req, err)
+		}
 	default:
 		r.handle(ctx, resp)
 	}
@@ -539,6 +551,7 @@ func (r *run) skip(rec *skiplog.Record) {
 		return // the URL has its record, from this run or an earlier one
 	}
 	r.stats.Skipped(rec)
+	r.fails.saw(rec)
 	r.sess.Count(Event{Kind: Skipped, Authority: rec.Authority, Reason: rec.Reason})
 	r.c.hooks.skipped(rec)
 }

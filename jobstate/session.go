@@ -59,8 +59,11 @@ func (b *backend) Check(j *crawler.Job) error {
 	return nil
 }
 
-// Open opens the state, the pacer and the state's frontier.
-func (b *backend) Open(j *crawler.Job) (crawler.Session, error) {
+// Open opens the state, the pacer and the state's frontier. Opening is
+// local and does not wait on anything the run's context could end, so it
+// is not consulted: a run cancelled at once still opens its state, and
+// pauses with its seeds queued.
+func (b *backend) Open(_ context.Context, j *crawler.Job) (crawler.Session, error) {
 	st, dir, err := b.open()
 	if err != nil {
 		return nil, err
@@ -92,6 +95,7 @@ type session struct {
 
 	mu       sync.Mutex // serialises checkpoints
 	lastPace map[string]politeness.AuthorityState
+	live     liveWriter // the status snapshot, DIR/status.json (live.go)
 	stop     chan struct{}
 	done     chan struct{}
 	err      error // the first failed durable write
@@ -177,6 +181,7 @@ func (s *session) resume() error {
 	}
 	job.Runs++
 	job.LastStart, job.Stopped, job.Running, job.Complete = now, time.Time{}, true, false
+	s.live.start()
 	job.Agent, job.Scope = s.j.Agent, append([]string(nil), s.j.Scope...)
 	if len(s.j.Seeds) > 0 || job.Runs == 1 {
 		job.Seeds = append([]string(nil), s.j.Seeds...)
@@ -278,6 +283,7 @@ func (s *session) checkpoint() error {
 	if err == nil {
 		s.lastPace = now
 	}
+	s.live.write(s.dir, s.job, &snap, s.front.Stats().ByAuthority, s.j.Logger)
 	return err
 }
 
