@@ -474,6 +474,9 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 	if resp.FromCache {
 		r.stats.CacheHit()
 	}
+	if resp.Truncated {
+		r.stats.BodyCut()
+	}
 	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
 		r.redirect(ctx, resp)
 		return

@@ -155,7 +155,7 @@ func (r *run) response(ctx context.Context, mr *middleware.Response) (*Response,
 		cr = &colly.Response{StatusCode: mr.Status, Body: mr.Body, Headers: &mr.Header, Ctx: colly.NewContext(),
 			Request: &colly.Request{URL: u, Method: http.MethodGet, Depth: req.Depth}}
 	}
-	return &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Colly: cr, crawl: r, ctx: ctx}, cr
+	return &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Truncated: mr.Truncated, Colly: cr, crawl: r, ctx: ctx}, cr
 }
 
 // dispatchError runs the OnError callbacks of the request's handler on a

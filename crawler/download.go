@@ -109,6 +109,13 @@ func newDownloader(userAgent string, timeout time.Duration, maxBody int, transpo
 	return d
 }
 
+// DefaultTransport returns a new transport as heed's downloader makes one
+// when WithTransport is not given: the proxy of the environment
+// (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), a 10 s connect and TLS handshake
+// timeout, and connection pools sized for many hosts. Change it (its
+// Proxy, its TLSClientConfig) and pass it to WithTransport.
+func DefaultTransport() *http.Transport { return defaultTransport() }
+
 func defaultTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,

@@ -54,6 +54,7 @@ type config struct {
 	order     frontier.Order
 	backends  []Backend // see backend.go
 	transport http.RoundTripper
+	headers   http.Header // see headers.go
 	// The developer's loop (cache.go): the HTTP cache, AutoThrottle and
 	// cookie jar control.
 	cache        *httpcache.Cache
@@ -185,7 +186,9 @@ func WithFrontier(f frontier.Frontier) Option { return func(c *config) { c.front
 func WithDepthFirst() Option { return func(c *config) { c.order = frontier.DepthFirst } }
 
 // WithTransport sets the HTTP transport under heed's downloader (for
-// example one trusting a test server's certificate).
+// example one trusting a test server's certificate, or going through a
+// proxy): pages, robots.txt and sitemaps are all fetched on it. Start
+// from DefaultTransport to keep heed's timeouts and pool sizes.
 func WithTransport(rt http.RoundTripper) Option { return func(c *config) { c.transport = rt } }
 
 // WithSkipLog writes the skip log, one JSON object per line, to w.

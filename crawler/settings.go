@@ -96,6 +96,12 @@ func resolve(agent string, opts []Option) (*config, error) {
 	if err := CheckUserAgent(cfg.userAgent, agent); err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
+	if err := cfg.checkHeaders(); err != nil {
+		return nil, err
+	}
+	if len(cfg.headers) > 0 {
+		cfg.transport = &headerTransport{next: cmp.Or[http.RoundTripper](cfg.transport, defaultTransport()), headers: cfg.headers}
+	}
 	return cfg, nil
 }
 

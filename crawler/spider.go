@@ -177,6 +177,9 @@ type Response struct {
 	Header http.Header
 	// Body is the response body (decompressed, capped at the body limit).
 	Body []byte
+	// Truncated reports that the body was cut at the body limit
+	// (WithMaxBodySize): Body holds its first bytes only.
+	Truncated bool
 	// Colly is colly's view of the same response, for code written
 	// against colly.
 	Colly *colly.Response

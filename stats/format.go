@@ -45,6 +45,9 @@ func (s Snapshot) Format(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if s.Truncated > 0 {
+		fmt.Fprintf(w, "cut at the body limit: %d pages (only their first bytes were read)\n", s.Truncated)
+	}
 	if s.CacheHits > 0 {
 		fmt.Fprintf(w, "from the HTTP cache: %d of the pages, without contacting their sites\n", s.CacheHits)
 	}

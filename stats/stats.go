@@ -62,6 +62,9 @@ type Snapshot struct {
 	// CacheHits counts the responses (among Pages) served from the HTTP
 	// cache (crawler.WithHTTPCache) without contacting the site.
 	CacheHits int64 `json:"cache_hits,omitempty"`
+	// Truncated counts the pages (among Pages) whose body was cut at the
+	// body limit (crawler.WithMaxBodySize).
+	Truncated int64 `json:"truncated,omitempty"`
 	// Waiting and InFlight are the frontier's counts at the snapshot.
 	Waiting  int `json:"waiting"`
 	InFlight int `json:"in_flight"`
@@ -262,6 +265,9 @@ func (st *Collector) Duplicate() { st.add(func(s *Snapshot) { s.Duplicates++ }) 
 
 // IgnoredLink counts a link that is not http(s).
 func (st *Collector) IgnoredLink() { st.add(func(s *Snapshot) { s.IgnoredLinks++ }) }
+
+// BodyCut counts a page whose body was cut at the body limit.
+func (st *Collector) BodyCut() { st.add(func(s *Snapshot) { s.Truncated++ }) }
 
 // PageCut counts a page parsed only up to the element limit.
 func (st *Collector) PageCut() { st.add(func(s *Snapshot) { s.PagesCut++ }) }
