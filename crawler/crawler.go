@@ -450,6 +450,9 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 		// A /sitemap.xml guess robots.txt made redundant: nothing to account for.
 	case err != nil:
 		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer})
+		if req.Kind == frontier.KindSitemap {
+			r.maps.NotFetched(req, err)
+		}
 	default:
 		r.handle(ctx, resp)
 	}
