@@ -69,7 +69,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/heedcrawl/heed/aipref"
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
@@ -552,7 +551,7 @@ func (iv *inventoryRun) verdict(ctx context.Context, row *Row) error {
 		if i == 0 {
 			row.Allowed, row.Reason, row.Line, row.Rule, row.Group = v.Allowed, v.Reason, v.Line, v.Rule, v.Group
 			if e.State == middleware.RobotsAvailable {
-				row.Usage = UsageSummary(e, u)
+				row.Usage = middleware.UsageSummary(e, u)
 			}
 		}
 		if len(iv.inv.agents) > 1 {
@@ -571,20 +570,6 @@ func decide(e *middleware.RobotsEntry, u *url.URL, giveUp time.Duration) Verdict
 		v.Line, v.Rule, v.Group = ev.Line, ev.Rule, ev.Group
 	}
 	return v
-}
-
-// UsageSummary is the robots.txt usage preference of u in one cell, as
-// Row.Usage and `heed robots check --purpose` write it: every
-// category of the vocabulary with a y or n, and the line that decided.
-func UsageSummary(e *middleware.RobotsEntry, u *url.URL) string {
-	var parts []string
-	for _, c := range aipref.Categories {
-		d := middleware.DecideUsage(e, u, nil, c.Label)
-		if d.Value != aipref.Unknown && d.By != nil {
-			parts = append(parts, fmt.Sprintf("%s=%s (line %d)", c.Label, d.Value, d.By.Line))
-		}
-	}
-	return strings.Join(parts, "; ")
 }
 
 func (iv *inventoryRun) skip(rec *skiplog.Record) {
