@@ -21,6 +21,9 @@ type crawlFlags struct {
 	configFlag      // shared_flags.go
 	concurrencyFlag // shared_flags.go
 	patternFlags    // shared_flags.go
+	connFlags       // see transport_flags.go
+	maxBodyFlag     // see transport_flags.go
+	retryFlags      // see transport_flags.go
 	out             string
 	perHost         int
 	depth           int
@@ -45,6 +48,9 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 	f.formatFlag.register(fl)
 	f.signalFlags.register(fl)
 	f.cacheFlags.register(fl)
+	f.connFlags.register(fl)
+	f.maxBodyFlag.register(fl)
+	f.retryFlags.register(fl)
 	fl.StringVar(&f.out, "out", "", "write the spider's items to this feed: .jsonl, .json or .csv, optionally .gz; - for stdout (with --format)")
 	f.concurrencyFlag.register(fl)
 	fl.IntVar(&f.perHost, "per-host", 1, "requests in flight per host (authority) when --delay is 0 and the host has no Crawl-delay; a spaced host always has one")
@@ -67,6 +73,7 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 func (f *crawlFlags) check() error {
 	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(), f.signalFlags.check(), f.cacheFlags.check(),
 		f.concurrencyFlag.check(), f.patternFlags.check(),
+		f.connFlags.check(), f.maxBodyFlag.check(), f.retryFlags.check(),
 		atLeastN("per-host", f.perHost, 1, "must be at least 1"),
 		atLeastN("depth", f.depth, 0, "must be 0 (no limit) or more"),
 		atLeastN("max-pages", f.maxPages, 0, "must be 0 (no limit) or more"),
@@ -104,6 +111,9 @@ func (f *crawlFlags) options(l *optionList, stderr io.Writer) {
 	l.add("max-pages-per-host", crawler.WithMaxPagesPerHost(f.maxPerHost))
 	l.add("robots-max-age", crawler.WithRobotsMaxAge(f.robotsAge))
 	f.signalFlags.options(l)
+	l.add("max-body", crawler.WithMaxBodySize(f.maxBodyFlag.bytes()))
+	f.retryFlags.options(l)
+	l.always(f.connFlags.crawlerOptions()...)
 	if f.userAgent != "" {
 		l.always(crawler.WithUserAgent(f.userAgent))
 	}

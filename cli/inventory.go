@@ -91,8 +91,9 @@ type inventoryFlags struct {
 	concurrencyFlag // robots.txt files fetched at once
 	patternFlags    // which listed URLs are rows
 	metricsFlag
-	out string
-	sm  sitemapFlags
+	connFlags // see transport_flags.go
+	out       string
+	sm        sitemapFlags
 }
 
 func (a *App) inventoryCommand() *cobra.Command {
@@ -150,6 +151,7 @@ unreachable), 2 on usage or output errors, 130 when interrupted.`,
 	f.paceFlags.register(fl)
 	f.reportFlags.register(fl)
 	f.formatFlag.register(fl)
+	f.connFlags.register(fl)
 	fl.StringVar(&f.out, "out", "", "write the rows to this file (default: standard output)")
 	f.sm.registerSources(fl)
 	f.configFlag.register(fl)
@@ -163,7 +165,7 @@ unreachable), 2 on usage or output errors, 130 when interrupted.`,
 // is opened.
 func (f *inventoryFlags) check(cmd *cobra.Command, sites []string) error {
 	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(),
-		f.concurrencyFlag.check(), f.patternFlags.check()); err != nil {
+		f.concurrencyFlag.check(), f.patternFlags.check(), f.connFlags.check()); err != nil {
 		return err
 	}
 	if len(sites) == 0 && len(f.sm.urls) == 0 {
@@ -210,6 +212,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 		l.always(crawler.WithLogger(lg))
 	}
 	opts = append(opts, l.with(nil)...)
+	opts = append(opts, f.connFlags.crawlerOptions()...)
 	var skipFile lateFile
 	if f.skiplog != "" {
 		opts = append(opts, crawler.WithSkipLog(&skipFile))
@@ -231,6 +234,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 		defer srv.Close()
 		fmt.Fprintf(stderr, "metrics: http://%s/metrics\n", srv.Addr())
 	}
+	f.connFlags.warn(stderr, "heed")
 
 	// Only now, with every option accepted, are files opened.
 	if f.skiplog != "" {
