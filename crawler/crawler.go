@@ -204,6 +204,11 @@ type Summary struct {
 	// fleet's gives the whole crawl's counts (Stats and Skipped above are
 	// this process's). Nil for the in-memory default.
 	Backend BackendSummary
+	// NothingFetched is set when the crawl ran to its end without
+	// fetching a single page although it tried: every URL failed (see
+	// NothingFetched). Nil otherwise, a crawl that robots.txt or its
+	// scope left with nothing to fetch included.
+	NothingFetched *NothingFetched
 }
 
 // Run crawls from the seeds until the frontier is exhausted or ctx is
@@ -251,6 +256,7 @@ type run struct {
 	work context.Context
 
 	follows follows
+	fails   failures  // the first error of a URL that could not be fetched (nothing.go)
 	held    heldLinks // links not followed for nofollow (pagesignals.go)
 	// record, in a run made by Parse, collects what callbacks emit and
 	// follow instead of the pipelines and the frontier (parse.go).
@@ -403,6 +409,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	ierr := r.items.close()
 	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
+	sum.NothingFetched = nothingFetched(&sum, r.fails.firstErr())
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
 		ierr = err
@@ -549,6 +556,7 @@ func (r *run) skip(rec *skiplog.Record) {
 		return // the URL has its record, from this run or an earlier one
 	}
 	r.stats.Skipped(rec)
+	r.fails.saw(rec)
 	r.sess.Count(Event{Kind: Skipped, Authority: rec.Authority, Reason: rec.Reason})
 	r.c.hooks.skipped(rec)
 }
