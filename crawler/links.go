@@ -64,7 +64,12 @@ func scanPage(body []byte, token string, maxElements int) pageScan {
 	ps := pageScan{linksOK: whole && bytes.IndexByte(body, 0) < 0}
 	z := html.NewTokenizer(bytes.NewReader(body))
 	z.SetMaxBuf(1 << 20) // as pagerobots.ScanHTML
-	line, statements := 1, 0
+	// A tag's line is 1 + the newlines before it, as pagerobots.ScanHTML
+	// counts them. Only meta tags need it, so the newlines are counted
+	// when one is met, from where the last count stopped: the tokens'
+	// raw text covers the body in order, so the offset of a token is
+	// the length of the raw text before it.
+	line, counted, pos, statements := 1, 0, 0, 0
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
@@ -73,9 +78,8 @@ func scanPage(body []byte, token string, maxElements int) pageScan {
 			}
 			return ps
 		}
-		raw := z.Raw()
-		tagLine := line
-		line += bytes.Count(raw, []byte{'\n'})
+		start := pos
+		pos += len(z.Raw())
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
 		}
@@ -105,6 +109,9 @@ func scanPage(body []byte, token string, maxElements int) pageScan {
 				if maxElements > 0 && len(ps.links) >= maxElements {
 					ps.links, ps.linksOK = nil, false
 					continue
+				}
+				if ps.links == nil {
+					ps.links = make([]scannedLink, 0, 16) // most pages have a few links
 				}
 				ps.links = append(ps.links, l)
 			}
@@ -139,7 +146,10 @@ func scanPage(body []byte, token string, maxElements int) pageScan {
 			if !hasContent {
 				continue
 			}
-			d := pagerobots.ParseMeta(token, metaName, content, tagLine)
+			start = min(start, len(body))
+			line += bytes.Count(body[counted:start], []byte{'\n'})
+			counted = start
+			d := pagerobots.ParseMeta(token, metaName, content, line)
 			if len(d.List) == 0 && !strings.EqualFold(strings.TrimSpace(metaName), "robots") {
 				continue
 			}
