@@ -1,4 +1,4 @@
-package crawler
+package htmlpage
 
 import (
 	"bytes"
@@ -10,10 +10,10 @@ import (
 	"github.com/heedcrawl/heed/pagerobots"
 )
 
-// A page whose only HTML consumers are FollowLinks("a[href]") callbacks
-// needs its links, not its tree. scanLinks reads them with the HTML
-// tokenizer (in the same pass as the page's meta robots, scanPage), without building the DOM that goquery needs: the work the
-// tree builder does (and most of the garbage) is saved on every such page.
+// Scan reads with the HTML tokenizer, in one pass, what a page whose
+// only HTML consumer follows a[href] links needs, without building the
+// tree goquery needs: the work the tree builder does (and most of the
+// garbage) is saved on every such page.
 //
 // It must find the links the DOM would: the a elements with an href
 // attribute, and the href of the first base element. The token stream and
@@ -23,45 +23,43 @@ import (
 // (svg and math: xlink:href becomes href, and title and style are not raw
 // text there), NUL bytes; and for base, a second base element, which the
 // tree builder may move before the first (foster parenting in tables).
-// scanLinks gives up (ok false) at the first of those, and the caller
-// builds the DOM as before. Elsewhere the links are the same; they come
-// in source order, each element once, where the DOM may move one (foster
+// Scan gives up on links (LinksOK false) at the first of those, and the
+// caller builds the DOM. Elsewhere the links are the same; they come in
+// source order, each element once, where the DOM may move one (foster
 // parenting) or clone one (misnested formatting tags: the clone is then
-// a duplicate URL, counted as such). FuzzScanLinks checks the agreement.
+// a duplicate URL). FuzzScanLinks checks the agreement.
 
-// scannedLink is one a[href] element: its href, and its src (which
-// FollowLinks follows when href is empty).
-type scannedLink struct {
-	href, src string
+// Link is one a[href] element: its href, and its src (which FollowLinks
+// follows when href is empty).
+type Link struct {
+	Href, Src string
 }
 
-// pageScan is what one tokenizer pass reads from an HTML page: its
-// a[href] links and first base href (when linksOK: see scanLinks), and
-// its meta robots directives, exactly as pagerobots.ScanHTML reads them
-// (the same tokenizer, buffer limit, lines and statement limit), so that
-// a page is tokenized once for both.
-type pageScan struct {
-	links   []scannedLink
-	base    string
-	hasBase bool
-	linksOK bool
-	meta    pagerobots.Directives
+// Page is what one tokenizer pass reads from an HTML page: its a[href]
+// links and first base href (when LinksOK), and its meta robots
+// directives, exactly as pagerobots.ScanHTML reads them (the same
+// tokenizer, buffer limit, lines and statement limit), so that a page is
+// tokenized once for both.
+type Page struct {
+	// Links are the a[href] elements in source order; Base is the href
+	// of the first base element, HasBase whether there is one.
+	Links   []Link
+	Base    string
+	HasBase bool
+	// LinksOK says Links and Base are what the DOM would give; when it
+	// is false they are not to be used.
+	LinksOK bool
+	// Meta are the page's meta robots directives for the token.
+	Meta pagerobots.Directives
 }
 
-// scanLinks returns the a[href] links of an HTML body and the href of its
-// first base[href] element, or ok false when only the DOM can tell.
-func scanLinks(body []byte) (links []scannedLink, base string, hasBase, ok bool) {
-	ps := scanPage(body, "", DefaultMaxPageElements)
-	return ps.links, ps.base, ps.hasBase, ps.linksOK
-}
-
-// scanPage reads body's links and the meta robots directives for token.
+// Scan reads body's links and the meta robots directives for token.
 // It reads links only from a page whose DOM would hold it whole (see
-// htmlToParse), and never more than maxElements of them: memory stays
-// bounded as the DOM's is.
-func scanPage(body []byte, token string, maxElements int) pageScan {
-	_, whole, _ := htmlToParse(body, maxElements)
-	ps := pageScan{linksOK: whole && bytes.IndexByte(body, 0) < 0}
+// Cut), and never more than maxElements of them: memory stays bounded as
+// the DOM's is.
+func Scan(body []byte, token string, maxElements int) Page {
+	_, whole, _ := Cut(body, maxElements)
+	ps := Page{LinksOK: whole && bytes.IndexByte(body, 0) < 0}
 	z := html.NewTokenizer(bytes.NewReader(body))
 	z.SetMaxBuf(1 << 20) // as pagerobots.ScanHTML
 	// A tag's line is 1 + the newlines before it, as pagerobots.ScanHTML
@@ -74,7 +72,7 @@ func scanPage(body []byte, token string, maxElements int) pageScan {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			if z.Err() != io.EOF {
-				ps.linksOK = false
+				ps.LinksOK = false
 			}
 			return ps
 		}
@@ -86,10 +84,10 @@ func scanPage(body []byte, token string, maxElements int) pageScan {
 		name, more := z.TagName()
 		switch string(name) {
 		case "a":
-			if !ps.linksOK {
+			if !ps.LinksOK {
 				continue
 			}
-			var l scannedLink
+			var l Link
 			var hasHref, hasSrc bool
 			for more {
 				var k, v []byte
@@ -97,33 +95,33 @@ func scanPage(body []byte, token string, maxElements int) pageScan {
 				switch string(k) {
 				case "href":
 					if !hasHref {
-						l.href, hasHref = string(v), true
+						l.Href, hasHref = string(v), true
 					}
 				case "src":
 					if !hasSrc {
-						l.src, hasSrc = string(v), true
+						l.Src, hasSrc = string(v), true
 					}
 				}
 			}
 			if hasHref {
-				if maxElements > 0 && len(ps.links) >= maxElements {
-					ps.links, ps.linksOK = nil, false
+				if maxElements > 0 && len(ps.Links) >= maxElements {
+					ps.Links, ps.LinksOK = nil, false
 					continue
 				}
-				if ps.links == nil {
-					ps.links = make([]scannedLink, 0, 16) // most pages have a few links
+				if ps.Links == nil {
+					ps.Links = make([]Link, 0, 16) // most pages have a few links
 				}
-				ps.links = append(ps.links, l)
+				ps.Links = append(ps.Links, l)
 			}
 		case "base":
-			for ps.linksOK && more {
+			for ps.LinksOK && more {
 				var k, v []byte
 				k, v, more = z.TagAttr()
 				if string(k) == "href" {
-					if ps.hasBase {
-						ps.linksOK = false
+					if ps.HasBase {
+						ps.LinksOK = false
 					}
-					ps.base, ps.hasBase = string(v), true
+					ps.Base, ps.HasBase = string(v), true
 					break
 				}
 			}
@@ -153,10 +151,10 @@ func scanPage(body []byte, token string, maxElements int) pageScan {
 			if len(d.List) == 0 && !strings.EqualFold(strings.TrimSpace(metaName), "robots") {
 				continue
 			}
-			ps.meta.Add(d)
+			ps.Meta.Add(d)
 			statements++
 		case "select", "frameset", "svg", "math":
-			ps.linksOK = false
+			ps.LinksOK = false
 		}
 	}
 }
