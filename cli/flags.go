@@ -26,12 +26,19 @@ type agentFlags struct {
 	// (MJ12bot) as real robots.txt files write them: robots check, lint
 	// and inventory answer for them, a crawl does not send them.
 	names bool
+	// optional, when not empty, says what --agent does for a command
+	// that runs without one (heed ui), instead of "required".
+	optional string
 }
 
 // register adds the flags; spiderName, when not empty, is --agent's
 // default (a spider program's own product token).
 func (f *agentFlags) register(fs *pflag.FlagSet, spiderName string) {
-	fs.StringVar(&f.agent, "agent", spiderName, "product token that selects robots.txt groups, e.g. ExampleBot (required unless the spider names one)")
+	need := "required unless the spider names one"
+	if f.optional != "" {
+		need = f.optional
+	}
+	fs.StringVar(&f.agent, "agent", spiderName, "product token that selects robots.txt groups, e.g. ExampleBot ("+need+")")
 	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header; must contain the agent token, no control characters (default: a compatible string naming the token)")
 }
 
