@@ -65,6 +65,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -175,6 +176,18 @@ func (c *Crawler) Handle(name string) *Handler {
 	return h
 }
 
+// handlerNames returns the names of the named handlers, for a message.
+func (c *Crawler) handlerNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make([]string, 0, len(c.handlers))
+	for n := range c.handlers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 func (c *Crawler) handler(name string) *Handler {
 	if name == "" {
 		return &c.Handler
@@ -248,6 +261,7 @@ type run struct {
 	// Run's (set when the run starts).
 	work context.Context
 
+	said    once // warnings said once per crawl (logging.go)
 	follows follows
 	held    heldLinks // links not followed for nofollow (pagesignals.go)
 	// record, in a run made by Parse, collects what callbacks emit and
@@ -327,7 +341,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	}
 	r.stats.mu.Unlock()
 	lp, _ := r.pace.(livePacer)
-	c.live.Store(&Live{front: r.front, pacer: lp})
+	c.live.Store(&Live{front: r.front, pacer: lp, robots: r.robots})
 	return r, nil
 }
 
@@ -397,6 +411,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 		r.drain(work)
 	}
 	r.stats.finish()
+	r.reportStages()
 	ierr := r.items.close()
 	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
@@ -443,6 +458,7 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 		return
 	case errors.As(err, &rec):
 		r.skip(rec)
+		r.gaveUp(rec)
 	case errors.Is(err, errProbeUnneeded):
 		// A /sitemap.xml guess robots.txt made redundant: nothing to account for.
 	case err != nil:

@@ -65,7 +65,14 @@ func (s *memorySession) Finish(sum *Summary) error                          { re
 // one.
 func WriteSkip(w *skiplog.Writer, rec *skiplog.Record, log *slog.Logger) bool {
 	if err := w.Write(rec); err != nil {
-		log.Error("skip log", "error", err)
+		// The first lost record is said at once; the rest are counted
+		// (the summary says how many), logged at debug level.
+		attrs := []any{"url", rec.URL, "reason", string(rec.Reason), "error", err}
+		if w.Summary().Failed == 1 {
+			log.Error("skip log: record not written; the skip log is incomplete and the crawl will fail (further losses are counted)", attrs...)
+		} else {
+			log.Debug("skip log: record not written", attrs...)
+		}
 	}
 	return true
 }

@@ -293,8 +293,14 @@ func (m *sitemapReader) handle(ctx context.Context, resp *middleware.Response) {
 		res.Err = err.Error()
 	}
 	m.result(res, err == nil)
-	m.r.cfg.logger.Info("sitemap read", "url", req.URL, "format", res.Format, "urls", rep.URLs,
-		"sitemaps", rep.Sitemaps, "rejected", rep.Rejected, "truncated", res.TruncatedBy, "error", res.Err)
+	attrs := []any{"url", req.URL, "format", res.Format, "urls", rep.URLs, "sitemaps", rep.Sitemaps, "rejected", rep.Rejected}
+	if res.TruncatedBy != "" {
+		attrs = append(attrs, "truncated", res.TruncatedBy)
+	}
+	if res.Err != "" {
+		attrs = append(attrs, "error", res.Err)
+	}
+	m.r.cfg.logger.Info("sitemap read", attrs...)
 }
 
 func (m *sitemapReader) result(res SitemapResult, ok bool) {
