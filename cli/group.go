@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -36,11 +37,23 @@ type groupOptions interface {
 type watchFlags struct {
 	metrics    string
 	statsEvery time.Duration
+	log        *slog.Logger // the command's report logger (reportAware)
 }
+
+// reportAware is a FlagGroup of heed's that logs through the command's
+// report logger (reportFlags.reportLogger); crawl hands it over before
+// Start. logsStats says the group keeps periodic log records already.
+type reportAware interface {
+	setReportLogger(l *slog.Logger)
+	logsStats() bool
+}
+
+func (w *watchFlags) setReportLogger(l *slog.Logger) { w.log = l }
+func (w *watchFlags) logsStats() bool                { return w.statsEvery > 0 }
 
 func (w *watchFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&w.metrics, "metrics", "", "serve Prometheus metrics on this address at /metrics while crawling, e.g. 127.0.0.1:9090")
-	fs.DurationVar(&w.statsEvery, "stats-interval", 0, "print a line of statistics to stderr this often (0: only the summary at the end)")
+	fs.DurationVar(&w.statsEvery, "stats-interval", 0, "log a record of statistics (msg=stats) to stderr this often, in the --log-format (0: only the summary at the end)")
 }
 
 func (w *watchFlags) Check() error { return atLeast("stats-interval", w.statsEvery, 0) }
@@ -61,7 +74,11 @@ func (w *watchFlags) Start(c *crawler.Crawler, a *App) (stop func(), err error) 
 		stops = append(stops, func() { srv.Close() })
 	}
 	if w.statsEvery > 0 {
-		stops = append(stops, logStats(a.stderr, c.Stats(), w.statsEvery))
+		log := w.log
+		if log == nil {
+			log = slog.New(slog.NewTextHandler(a.stderr, nil))
+		}
+		stops = append(stops, logStats(log, c.Stats(), w.statsEvery))
 	}
 	return stop, nil
 }
