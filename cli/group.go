@@ -38,6 +38,9 @@ type watchFlags struct {
 	metrics    string
 	statsEvery time.Duration
 	log        *slog.Logger // the command's report logger (reportAware)
+	// authorities bounds the per-authority metric series (off by
+	// default: a big crawl touches many hosts).
+	authorities int
 }
 
 // reportAware is a FlagGroup of heed's that logs through the command's
@@ -54,9 +57,13 @@ func (w *watchFlags) logsStats() bool                { return w.statsEvery > 0 }
 func (w *watchFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&w.metrics, "metrics", "", "serve Prometheus metrics on this address at /metrics while crawling, e.g. 127.0.0.1:9090")
 	fs.DurationVar(&w.statsEvery, "stats-interval", 0, "log a record of statistics (msg=stats) to stderr this often, in the --log-format (0: only the summary at the end)")
+	fs.IntVar(&w.authorities, "metrics-authorities", 0, `with --metrics, per-authority series for the first N hosts found, the rest summed as authority="other" (0: none)`)
 }
 
-func (w *watchFlags) Check() error { return atLeast("stats-interval", w.statsEvery, 0) }
+func (w *watchFlags) Check() error {
+	return firstError(atLeast("stats-interval", w.statsEvery, 0),
+		atLeastN("metrics-authorities", w.authorities, 0, "must be 0 (no per-authority series) or more"))
+}
 
 func (w *watchFlags) Start(c *crawler.Crawler, a *App) (stop func(), err error) {
 	var stops []func()
@@ -66,7 +73,7 @@ func (w *watchFlags) Start(c *crawler.Crawler, a *App) (stop func(), err error) 
 		}
 	}
 	if w.metrics != "" {
-		srv, err := metrics.Listen(w.metrics, c.Stats(), prometheus.Labels{"agent": c.Agent()})
+		srv, err := metrics.Listen(w.metrics, c.Stats(), prometheus.Labels{"agent": c.Agent()}, metrics.WithAuthorityLimit(w.authorities))
 		if err != nil {
 			return stop, &exitError{code: 2, err: fmt.Errorf("--metrics: %w", err)}
 		}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/feed"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // output is one file a command writes, named by a flag.
@@ -228,12 +228,12 @@ func (f *crawlFlags) resumable() error {
 // logStats logs a "stats" record every interval until stopped: the
 // periodic log a long job run without a terminal keeps, through the
 // command's report logger (its format, at info level).
-func logStats(log *slog.Logger, stats *crawler.Stats, every time.Duration) (stop func()) {
-	return everyInterval(every, func() { log.Info("stats", statsArgs(stats.Snapshot())...) }, nil)
+func logStats(log *slog.Logger, collector *stats.Collector, every time.Duration) (stop func()) {
+	return everyInterval(every, func() { log.Info("stats", statsArgs(collector.Snapshot())...) }, nil)
 }
 
 // statsArgs are a snapshot's counts as a log record's attributes.
-func statsArgs(s crawler.Snapshot) []any {
+func statsArgs(s stats.Snapshot) []any {
 	return []any{"pages", s.Pages, "bytes", s.Bytes, "rate", round1(s.Rate()), "errors", crawlErrors(s),
 		"waiting", s.Waiting, "in_flight", s.InFlight, "duplicates", s.Duplicates, "skipped", s.SkippedTotal(),
 		"items", s.Items, "items_dropped", s.ItemsDropped, "elapsed", s.Elapsed.Round(time.Second).String()}

@@ -8,6 +8,7 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/inventory"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // recentWindow is the span the recent rate is measured over.
@@ -48,7 +49,7 @@ func (m *rateMeter) add(t time.Time, n int64) float64 {
 
 // crawlErrors counts the requests that got no usable answer: fetch
 // errors and host give-ups in the skip log, and 5xx responses.
-func crawlErrors(s crawler.Snapshot) int64 {
+func crawlErrors(s stats.Snapshot) int64 {
 	n := s.Skipped[skiplog.FetchError] + s.Skipped[skiplog.HostUnreachable]
 	for status, c := range s.Statuses {
 		if status >= 500 {
@@ -60,10 +61,10 @@ func crawlErrors(s crawler.Snapshot) int64 {
 
 // crawlProgress returns the fields of a crawl's progress, in the order
 // of the line; live, when not nil, gives the hosts.
-func crawlProgress(stats *crawler.Stats, live func() *crawler.Live) func(now time.Time) []progressField {
+func crawlProgress(collector *stats.Collector, live func() *crawler.Live) func(now time.Time) []progressField {
 	var meter rateMeter
 	return func(now time.Time) []progressField {
-		s := stats.Snapshot()
+		s := collector.Snapshot()
 		var hosts *crawler.Hosts
 		if live != nil {
 			if l := live(); l != nil {
@@ -77,7 +78,7 @@ func crawlProgress(stats *crawler.Stats, live func() *crawler.Live) func(now tim
 
 // crawlFields are the fields of a snapshot, with the recent page rate
 // and the hosts (nil when not known).
-func crawlFields(s crawler.Snapshot, recent float64, hosts *crawler.Hosts) []progressField {
+func crawlFields(s stats.Snapshot, recent float64, hosts *crawler.Hosts) []progressField {
 	errs := crawlErrors(s)
 	fields := []progressField{
 		{key: "pages", value: s.Pages, prio: 0,

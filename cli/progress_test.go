@@ -12,11 +12,12 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // busySnapshot is a crawl well under way, with numbers of a long job.
-func busySnapshot() crawler.Snapshot {
-	return crawler.Snapshot{
+func busySnapshot() stats.Snapshot {
+	return stats.Snapshot{
 		Pages: 1234567, Elapsed: 26*time.Hour + 3*time.Minute, Waiting: 987654, InFlight: 16,
 		Duplicates: 4567890, Items: 1200000, Statuses: map[int]int64{200: 1234000, 503: 567},
 		Skipped: map[skiplog.Reason]int64{skiplog.FetchError: 89, skiplog.HostUnreachable: 1000, skiplog.RobotsDisallow: 20000},

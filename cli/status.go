@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/jobstate"
+	"github.com/heedcrawl/heed/stats"
 )
 
 func (a *App) statusCommand() *cobra.Command {
@@ -86,7 +86,7 @@ func formatStatus(w io.Writer, rep *jobstate.Report, now time.Time) error {
 			s.Pages, s.Items, s.ItemsDropped, s.Duplicates, roundDuration(s.Elapsed), s.Rate())
 	}
 	fmt.Fprintf(w, "frontier: %d queued, %d in flight at the last stop, %d URLs seen, %s on disk\n",
-		fs.Queued, fs.Leased, fs.Seen, crawler.FormatBytes(fs.DiskBytes))
+		fs.Queued, fs.Leased, fs.Seen, stats.FormatBytes(fs.DiskBytes))
 	if len(fs.ByAuthority) > 0 {
 		fmt.Fprintln(w, "queued by authority:")
 		auths := make([]string, 0, len(fs.ByAuthority))

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/durable"
 	"github.com/heedcrawl/heed/jobstate"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 func TestStateFlagsRefuseWhatCannotResume(t *testing.T) {
@@ -82,7 +82,7 @@ func TestFormatStatus(t *testing.T) {
 	rep := &jobstate.Report{
 		Dir:   "job1",
 		Job:   jobstate.Job{Runs: 3, Started: now.Add(-time.Hour), LastStart: now.Add(-time.Minute), Stopped: now.Add(-30 * time.Second), Agent: "HeedBot"},
-		Stats: &crawler.Snapshot{Pages: 120, Items: 100, Elapsed: 40 * time.Second},
+		Stats: &stats.Snapshot{Pages: 120, Items: 100, Elapsed: 40 * time.Second},
 		Frontier: durable.Status{
 			Stats: frontier.Stats{Queued: 7, Seen: 200, ByAuthority: map[string]int{"http://a.test": 5, "http://b.test": 2}},
 			Holds: map[string]time.Time{"http://b.test": now.Add(time.Minute)},

@@ -15,6 +15,7 @@ import (
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // Backend keeps a crawl's job: its frontier, the pacing of its
@@ -186,7 +187,7 @@ type Saved struct {
 	// Runs counts the job's runs, this one included.
 	Runs int
 	// Stats is the statistics last stored; nil before the first.
-	Stats *Snapshot
+	Stats *stats.Snapshot
 	// Skips counts the job's skip-log records, of every run.
 	Skips skiplog.Summary
 	// Robots are the robots.txt records stored.
@@ -213,9 +214,9 @@ func (j *Job) Resume(s *Saved) []*middleware.RobotsEntry {
 		restored = append(restored, e)
 	}
 	r.budget.Restore(s.Budget)
-	r.stats.restore(s.Stats, s.Skips, s.Runs)
+	r.stats.Restore(s.Stats, s.Skips, s.Runs)
 	for _, e := range restored {
-		r.stats.robotsRestored(e)
+		r.stats.RobotsRestored(e)
 	}
 	return restored
 }
@@ -224,10 +225,10 @@ func (j *Job) Resume(s *Saved) []*middleware.RobotsEntry {
 // fetched (when the crawl reads sitemaps): a resumed job does it for its
 // restored entries, since a crash between a record and those pushes would
 // lose them. Pushing them again costs a duplicate each.
-func (j *Job) Discover(e *middleware.RobotsEntry) { j.r.maps.discover(e) }
+func (j *Job) Discover(e *middleware.RobotsEntry) { j.r.maps.Discover(j.r.work, e) }
 
 // Snapshot returns the run's statistics now.
-func (j *Job) Snapshot() Snapshot { return j.r.stats.Snapshot() }
+func (j *Job) Snapshot() stats.Snapshot { return j.r.stats.Snapshot() }
 
 // WithBackend keeps the crawl's job in b instead of in memory: package
 // jobstate's for a job that survives pauses and crashes, package fleet's
@@ -334,9 +335,9 @@ func (c *config) scopeSpec() []string {
 		"include=" + patterns(c.include),
 		"exclude=" + patterns(c.exclude),
 		"max-depth=" + strconv.Itoa(c.maxDepth),
-		"sitemaps=" + strings.Join(sm.urls, ","),
-		fmt.Sprintf("sitemap-discovery=%v sitemap-seeds=%v sitemap-scope=%s", sm.discover, sm.seeds, sm.scope),
-		"sitemap-include=" + patterns(sm.include),
-		"sitemap-exclude=" + patterns(sm.exclude),
+		"sitemaps=" + strings.Join(sm.URLs, ","),
+		fmt.Sprintf("sitemap-discovery=%v sitemap-seeds=%v sitemap-scope=%s", sm.Discover, sm.Seeds, sm.Scope),
+		"sitemap-include=" + patterns(sm.Include),
+		"sitemap-exclude=" + patterns(sm.Exclude),
 	}
 }

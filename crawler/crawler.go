@@ -70,11 +70,13 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // Crawler is a configured crawl. Register callbacks on it (it is the
@@ -91,7 +93,7 @@ type Crawler struct {
 	exporters []Exporter
 	hooks     hooks
 	ran       bool
-	stats     *Stats
+	stats     *stats.Collector
 	live      atomic.Pointer[Live] // see live.go
 }
 
@@ -120,7 +122,7 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if err := c.cfg.checkSignals(); err != nil {
 		return nil, err
 	}
-	c.stats = newStats(c.cfg.now)
+	c.stats = stats.New(c.cfg.now)
 	return c, nil
 }
 
@@ -198,14 +200,14 @@ func (c *Crawler) handler(name string) *Handler {
 }
 
 // Stats returns the crawl's live statistics.
-func (c *Crawler) Stats() *Stats { return c.stats }
+func (c *Crawler) Stats() *stats.Collector { return c.stats }
 
 // Summary is what Run reports at the end of a crawl.
 type Summary struct {
-	Stats   Snapshot
+	Stats   stats.Snapshot
 	Skipped skiplog.Summary
 	// Sitemaps is what the crawl did with sitemaps.
-	Sitemaps SitemapStats
+	Sitemaps discovery.Stats
 	// Interrupted reports that the crawl was stopped before its frontier
 	// was exhausted.
 	Interrupted bool
@@ -244,7 +246,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
 type run struct {
 	c      *Crawler
 	cfg    *config
-	stats  *Stats
+	stats  *stats.Collector
 	sess   Session // the job's backend's side of the run (backend.go)
 	front  frontier.Frontier
 	pace   Pacer
@@ -253,7 +255,7 @@ type run struct {
 	chain  middleware.Fetcher
 	down   *downloader
 	items  *itemSink
-	maps   *sitemapReader
+	maps   *discovery.Reader
 	budget *middleware.Budget
 	// parses bounds the HTML trees in use at once (parse_limits.go).
 	parses *parseBudget
@@ -288,7 +290,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	r := &run{c: c, cfg: cfg, stats: c.stats, parses: newParseBudget(2 * cfg.maxElements)}
 	domains := cfg.domains
 	if len(domains) == 0 {
-		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.urls...) {
+		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.URLs...) {
 			if u, err := parseHTTPURL(s); err == nil {
 				domains = append(domains, u.Hostname())
 			}
@@ -314,13 +316,14 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
 	sess.Chain(&policy, budget)
 	cache := r.cacheStage()
-	r.robots = middleware.NewRobots(cache(pace(r.down)), policy)
+	down := r.timed(r.down)
+	r.robots = middleware.NewRobots(cache(pace(down)), policy)
 	r.budget = budget
-	r.maps = newSitemapReader(r, &cfg.sitemaps)
+	r.maps = discovery.New(&cfg.sitemaps, (*sitemapEngine)(r), cfg.logger)
 	stages := []middleware.Stage{
 		r.scope.Stage(),
 		r.robots.Stage(),
-		r.maps.stage(),
+		r.maps.Stage(),
 		budget.Check(),
 	}
 	if r.cfg.cache != nil {
@@ -332,14 +335,12 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 			budget.Stage(), // spent only on a request about to be sent
 			retry.Stage())
 	}
-	r.chain = middleware.Chain(r.down, stages...)
+	r.chain = middleware.Chain(down, stages...)
 	r.items = newItemSink(c, cfg)
-	r.stats.mu.Lock()
-	r.stats.queue = func() (int, int) {
+	r.stats.SetQueue(func() (int, int) {
 		fs := r.front.Stats()
 		return fs.Queued, fs.Leased
-	}
-	r.stats.mu.Unlock()
+	})
 	lp, _ := r.pace.(livePacer)
 	c.live.Store(&Live{front: r.front, pacer: lp, robots: r.robots})
 	return r, nil
@@ -348,10 +349,10 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 // robotsFetched hands a fresh robots.txt's Crawl-delay to the pacer and
 // counts the outcome.
 func (r *run) robotsFetched(e *middleware.RobotsEntry) {
-	r.stats.robotsFetched(e)
+	r.stats.RobotsFetched(e)
 	r.sess.Count(Event{Kind: RobotsFetched, Authority: e.Authority, Robots: e.State.String()})
 	r.applyCrawlDelay(e)
-	r.maps.discover(e)
+	r.maps.Discover(r.work, e)
 }
 
 // robotsLoaded takes in a robots.txt another process of a shared crawl
@@ -359,9 +360,9 @@ func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 // before it could, and its sitemaps are discovered (pushes of URLs
 // already queued are duplicates).
 func (r *run) robotsLoaded(e *middleware.RobotsEntry) {
-	r.stats.robotsRestored(e)
+	r.stats.RobotsRestored(e)
 	r.applyCrawlDelay(e)
-	r.maps.discover(e)
+	r.maps.Discover(r.work, e)
 }
 
 func (r *run) applyCrawlDelay(e *middleware.RobotsEntry) {
@@ -382,7 +383,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	// it too.
 	work := context.WithoutCancel(ctx)
 	r.work = work
-	r.stats.start()
+	r.stats.Start()
 	if err := r.sess.Start(ctx); err != nil {
 		r.front.Close()
 		r.sess.Close()
@@ -390,7 +391,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	}
 	r.c.hooks.started(r.c)
 	var pages []*frontier.Request
-	for _, s := range r.maps.start(ctx, seeds) {
+	for _, s := range r.maps.Start(ctx, seeds) {
 		pages = append(pages, &frontier.Request{URL: strings.TrimSpace(s)})
 	}
 	r.enqueueAll(work, pages)
@@ -410,10 +411,10 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	if interrupted && r.sess.Stop() == Drain {
 		r.drain(work)
 	}
-	r.stats.finish()
+	r.stats.Finish()
 	r.reportStages()
 	ierr := r.items.close()
-	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.snapshot(), Interrupted: interrupted}
+	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
@@ -450,7 +451,7 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 	var rec *skiplog.Record
 	switch {
 	case errors.As(err, &de):
-		r.stats.deferred(de.Reason)
+		r.stats.Deferred(de.Reason)
 		if rerr := r.front.Retry(ctx, req, de.Until); rerr != nil {
 			r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: rerr.Error(), Detail: "could not requeue"})
 			r.done(ctx, req)
@@ -459,7 +460,7 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 	case errors.As(err, &rec):
 		r.skip(rec)
 		r.gaveUp(rec)
-	case errors.Is(err, errProbeUnneeded):
+	case errors.Is(err, discovery.ErrProbeUnneeded):
 		// A /sitemap.xml guess robots.txt made redundant: nothing to account for.
 	case err != nil:
 		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer})
@@ -480,12 +481,15 @@ func (r *run) done(ctx context.Context, req *frontier.Request) {
 func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 	req := resp.Request
 	if req.Kind == frontier.KindSitemap {
-		r.maps.handle(ctx, resp)
+		r.maps.Handle(ctx, resp)
 		return
 	}
 	r.fetched(req.Authority(), resp.Status, len(resp.Body))
 	if resp.FromCache {
-		r.stats.cacheHit()
+		r.stats.CacheHit()
+	}
+	if resp.Truncated {
+		r.stats.BodyCut()
 	}
 	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
 		r.redirect(ctx, resp)
@@ -503,7 +507,7 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 
 // fetched counts a downloaded response, here and in the backend.
 func (r *run) fetched(authority string, status, bytes int) {
-	r.stats.fetched(authority, status, bytes)
+	r.stats.Fetched(authority, status, bytes)
 	r.sess.Count(Event{Kind: Fetched, Authority: authority, Status: status, Bytes: bytes})
 }
 
@@ -519,9 +523,9 @@ func (r *run) enqueue(ctx context.Context, req *frontier.Request) frontier.PushR
 func (r *run) pushed(req *frontier.Request, res frontier.PushResult, err error) {
 	switch res {
 	case frontier.Added:
-		r.stats.queued()
+		r.stats.Queued()
 	case frontier.Duplicate:
-		r.stats.duplicate()
+		r.stats.Duplicate()
 	default:
 		if errors.Is(err, errRecorded) {
 			return // the admission wrote its record (backend.go)
@@ -550,7 +554,7 @@ func (r *run) skip(rec *skiplog.Record) {
 	if !r.sess.Record(rec) {
 		return // the URL has its record, from this run or an earlier one
 	}
-	r.stats.skipped(rec)
+	r.stats.Skipped(rec)
 	r.sess.Count(Event{Kind: Skipped, Authority: rec.Authority, Reason: rec.Reason})
 	r.c.hooks.skipped(rec)
 }

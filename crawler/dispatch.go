@@ -28,7 +28,7 @@ func (r *run) dispatch(ctx context.Context, mr *middleware.Response) {
 			r.cfg.logger.Warn("no handler for callback: its responses are not parsed (said once; counted as callback errors)",
 				"callback", req.Callback, "url", req.URL, "handlers", r.c.handlerNames())
 		}
-		r.stats.callbackError()
+		r.stats.CallbackError()
 		return
 	}
 	resp, cr := r.response(ctx, mr)
@@ -158,7 +158,7 @@ func (r *run) response(ctx context.Context, mr *middleware.Response) (*Response,
 		cr = &colly.Response{StatusCode: mr.Status, Body: mr.Body, Headers: &mr.Header, Ctx: colly.NewContext(),
 			Request: &colly.Request{URL: u, Method: http.MethodGet, Depth: req.Depth}}
 	}
-	return &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Colly: cr, crawl: r, ctx: ctx}, cr
+	return &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Truncated: mr.Truncated, Colly: cr, crawl: r, ctx: ctx}, cr
 }
 
 // dispatchError runs the OnError callbacks of the request's handler on a
@@ -188,7 +188,7 @@ func (r *run) dispatchError(ctx context.Context, mr *middleware.Response) {
 func (r *run) safely(pageURL, what string, fn func()) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.stats.callbackError()
+			r.stats.CallbackError()
 			r.cfg.logger.Error("callback panicked", "callback", what, "url", pageURL, "panic", fmt.Sprint(p))
 		}
 	}()

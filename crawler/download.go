@@ -18,6 +18,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 )
@@ -108,6 +109,13 @@ func newDownloader(userAgent string, timeout time.Duration, maxBody int, transpo
 	return d
 }
 
+// DefaultTransport returns a new transport as heed's downloader makes one
+// when WithTransport is not given: the proxy of the environment
+// (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), a 10 s connect and TLS handshake
+// timeout, and connection pools sized for many hosts. Change it (its
+// Proxy, its TLSClientConfig) and pass it to WithTransport.
+func DefaultTransport() *http.Transport { return defaultTransport() }
+
 func defaultTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -125,7 +133,7 @@ func defaultTransport() *http.Transport {
 // following redirects.
 func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middleware.Response, error) {
 	if req.Kind == frontier.KindSitemap {
-		return d.stream(ctx, req)
+		return discovery.Download(ctx, d.transport, d.userAgent, d.timeout, req)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

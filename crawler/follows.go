@@ -64,7 +64,7 @@ func (r *run) flushFollows(ctx context.Context, parent *frontier.Request) {
 		return
 	}
 	if buf.dropped > 0 {
-		r.stats.linksCapped(buf.dropped)
+		r.stats.LinksCapped(buf.dropped)
 		r.cfg.logger.Warn("links over the page's limit not followed", "url", parent.URL,
 			"followed", len(buf.reqs), "not_followed", buf.dropped, "limit", r.cfg.maxLinks)
 	}
@@ -78,17 +78,19 @@ type batchPusher interface {
 }
 
 // enqueueAll pushes requests, in one batch when the frontier can, and
-// accounts for each as enqueue does.
-func (r *run) enqueueAll(ctx context.Context, reqs []*frontier.Request) {
+// accounts for each as enqueue does; it returns the result of each.
+func (r *run) enqueueAll(ctx context.Context, reqs []*frontier.Request) []frontier.PushResult {
 	bp, ok := r.front.(batchPusher)
 	if !ok || len(reqs) < 2 {
-		for _, req := range reqs {
-			r.enqueue(ctx, req)
+		res := make([]frontier.PushResult, len(reqs))
+		for i, req := range reqs {
+			res[i] = r.enqueue(ctx, req)
 		}
-		return
+		return res
 	}
 	res, errs := bp.PushBatch(ctx, reqs)
 	for i, req := range reqs {
 		r.pushed(req, res[i], errs[i])
 	}
+	return res
 }

@@ -8,12 +8,15 @@ import (
 // Page is the item heed's generic site spider emits for every page it
 // downloads (see EmitPages).
 type Page struct {
-	URL       string    `json:"url"`
-	Status    int       `json:"status"`
-	Title     string    `json:"title,omitempty"`
-	Depth     int       `json:"depth"`
-	Referrer  string    `json:"referrer,omitempty"`
-	Bytes     int       `json:"bytes"`
+	URL      string `json:"url"`
+	Status   int    `json:"status"`
+	Title    string `json:"title,omitempty"`
+	Depth    int    `json:"depth"`
+	Referrer string `json:"referrer,omitempty"`
+	Bytes    int    `json:"bytes"`
+	// Truncated reports a body cut at the body limit (WithMaxBodySize):
+	// Bytes, Title and Links are of its first bytes only.
+	Truncated bool      `json:"truncated,omitempty"`
 	Links     int       `json:"links"`
 	FetchedAt time.Time `json:"fetched_at"`
 	// Robots and Usage are what the site said about the page: its page
@@ -69,6 +72,7 @@ func (c *Crawler) EmitPages() {
 			Depth:     r.Request.Depth,
 			Referrer:  r.Request.Referrer,
 			Bytes:     len(r.Body),
+			Truncated: r.Truncated,
 			Links:     doc.Find("a[href]").Length(),
 			FetchedAt: r.crawl.cfg.now(),
 		})

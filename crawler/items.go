@@ -166,7 +166,7 @@ func (r *run) emit(resp *Response, item any) {
 	}
 	if rec := r.withheld(resp); rec != nil {
 		resp.loggedOnce.Do(func() { r.skip(rec) })
-		r.stats.itemDropped(string(rec.Reason))
+		r.stats.ItemDropped(string(rec.Reason))
 		r.c.hooks.dropped(item, rec)
 		return
 	}
@@ -198,7 +198,7 @@ func (r *run) emit(resp *Response, item any) {
 		r.itemFailed(resp, item, -1, fmt.Errorf("export: %w", errors.Join(errs...)))
 		return
 	}
-	r.stats.item()
+	r.stats.Item()
 	r.c.hooks.item(item)
 }
 
@@ -206,10 +206,10 @@ func (r *run) emit(resp *Response, item any) {
 func (r *run) itemFailed(resp *Response, item any, stage int, err error) {
 	var drop *DropError
 	if errors.As(err, &drop) {
-		r.stats.itemDropped(drop.Reason)
+		r.stats.ItemDropped(drop.Reason)
 		r.cfg.logger.Info("item dropped", "url", resp.Request.URL, "stage", stage, "reason", drop.Reason)
 	} else if stage < 0 {
-		r.stats.itemError()
+		r.stats.ItemError()
 		// An exporter's failure is said once, when it first happens; the
 		// rest are counted (ItemErrors) and logged at debug level.
 		if r.said.first(exportKey{}) {
@@ -218,7 +218,7 @@ func (r *run) itemFailed(resp *Response, item any, stage int, err error) {
 			r.cfg.logger.Debug("item not exported", "url", resp.Request.URL, "error", err)
 		}
 	} else {
-		r.stats.itemError()
+		r.stats.ItemError()
 		r.cfg.logger.Error("item failed", "url", resp.Request.URL, "stage", stage, "error", err)
 	}
 	r.c.hooks.dropped(item, err)

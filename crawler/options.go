@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/httpcache"
 	"github.com/heedcrawl/heed/politeness"
@@ -47,12 +48,13 @@ type config struct {
 	maxElements int
 	maxLinks    int
 
-	sitemaps sitemapConfig // see sitemap_options.go
+	sitemaps discovery.Config // see sitemap_options.go
 
 	frontier  frontier.Frontier
 	order     frontier.Order
 	backends  []Backend // see backend.go
 	transport http.RoundTripper
+	headers   http.Header // see headers.go
 	// The developer's loop (cache.go): the HTTP cache, AutoThrottle and
 	// cookie jar control.
 	cache        *httpcache.Cache
@@ -184,7 +186,9 @@ func WithFrontier(f frontier.Frontier) Option { return func(c *config) { c.front
 func WithDepthFirst() Option { return func(c *config) { c.order = frontier.DepthFirst } }
 
 // WithTransport sets the HTTP transport under heed's downloader (for
-// example one trusting a test server's certificate).
+// example one trusting a test server's certificate, or going through a
+// proxy): pages, robots.txt and sitemaps are all fetched on it. Start
+// from DefaultTransport to keep heed's timeouts and pool sizes.
 func WithTransport(rt http.RoundTripper) Option { return func(c *config) { c.transport = rt } }
 
 // WithSkipLog writes the skip log, one JSON object per line, to w.

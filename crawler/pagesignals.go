@@ -268,7 +268,7 @@ func (r *run) flushHeld() {
 				continue
 			}
 			if res == frontier.Duplicate {
-				r.stats.duplicate()
+				r.stats.Duplicate()
 				h.mu.Lock()
 				delete(h.records, req)
 				h.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // ParseResult is what one callback run produced: heed's scrapy parse.
@@ -78,7 +79,7 @@ func (c *Crawler) Parse(ctx context.Context, callback string, resp *middleware.R
 		in.Header = http.Header{}
 	}
 	rec := &recorder{}
-	r := &run{c: c, cfg: &c.cfg, stats: newStats(c.cfg.now), record: rec}
+	r := &run{c: c, cfg: &c.cfg, stats: stats.New(c.cfg.now), record: rec}
 	if in.Status < 200 || in.Status >= 300 {
 		r.dispatchError(ctx, &in)
 	} else {

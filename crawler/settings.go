@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/sitemap"
@@ -52,7 +53,7 @@ type SitemapSettings struct {
 	MaxDepth, PerAuthority int
 	Scope                  sitemap.Scope
 
-	cfg *sitemapConfig
+	cfg *discovery.Config
 }
 
 // ResolveSettings applies opts to heed's defaults for the product token
@@ -68,15 +69,15 @@ func ResolveSettings(agent string, opts ...Option) (*Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.sitemaps.defaults()
+	cfg.sitemaps.Defaults()
 	sm := &cfg.sitemaps
 	return &Settings{
 		Agent: agent, UserAgent: cfg.userAgent, Workers: cfg.workers, Floor: cfg.floor,
 		MaxCrawlDelay: cfg.maxDelay, Timeout: cfg.timeout, MaxRedirects: cfg.maxRedirect,
 		Transport: cmp.Or[http.RoundTripper](cfg.transport, defaultTransport()),
 		SkipLog:   cfg.skipOut, Logger: cfg.logger, Now: cfg.now,
-		Sitemaps: SitemapSettings{URLs: sm.urls, Fallback: !sm.noFallback, MaxDepth: sm.maxDepth,
-			PerAuthority: sm.perAuth, Scope: sm.scope, cfg: sm},
+		Sitemaps: SitemapSettings{URLs: sm.URLs, Fallback: !sm.NoFallback, MaxDepth: sm.MaxDepth,
+			PerAuthority: sm.PerAuthority, Scope: sm.Scope, cfg: sm},
 		cfg: cfg,
 	}, nil
 }
@@ -95,6 +96,12 @@ func resolve(agent string, opts []Option) (*config, error) {
 	if err := CheckUserAgent(cfg.userAgent, agent); err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
+	if err := cfg.checkHeaders(); err != nil {
+		return nil, err
+	}
+	if len(cfg.headers) > 0 {
+		cfg.transport = &headerTransport{next: cmp.Or[http.RoundTripper](cfg.transport, defaultTransport()), headers: cfg.headers}
+	}
 	return cfg, nil
 }
 
@@ -110,12 +117,12 @@ func (s *Settings) Retry() *middleware.Retry { return s.cfg.retry() }
 // Refuses returns why the sitemap filters (WithSitemapSince,
 // WithSitemapInclude, WithSitemapExclude) refuse a listed entry, or ""
 // when they keep it.
-func (s SitemapSettings) Refuses(e sitemap.Entry) string { return entryFilter(s.cfg, e) }
+func (s SitemapSettings) Refuses(e sitemap.Entry) string { return s.cfg.Refuses(e) }
 
 // Follows reports whether a sitemap that robots.txt or an index lists is
 // read under WithSitemapFollow (always, without it).
 func (s SitemapSettings) Follows(sitemapURL string) bool {
-	return len(s.cfg.follow) == 0 || matchAny(s.cfg.follow, sitemapURL)
+	return s.cfg.Follows(sitemapURL)
 }
 
 // robotsPolicy is the robots stage's policy of the options.

@@ -1,68 +1,61 @@
 package crawler
 
 import (
+	"context"
 	"regexp"
 	"time"
 
+	"github.com/heedcrawl/heed/discovery"
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/sitemap"
+	"github.com/heedcrawl/heed/skiplog"
 )
+
+// Sitemap discovery and reading live in package discovery; these options
+// configure it for a crawl, and these names keep its results where a
+// spider author looks for them.
 
 // Keys of the Meta a page listed in a sitemap carries to its callbacks:
 // r.Meta(crawler.MetaLastMod) is the page's <lastmod> as written.
 const (
-	// MetaSitemap is the URL of the sitemap that listed the page.
-	MetaSitemap = "sitemap"
-	// MetaLastMod is the <lastmod> as written in the sitemap (RSS pubDate,
-	// Atom updated); absent when the sitemap gave none.
-	MetaLastMod = "lastmod"
-	// MetaChangeFreq is the <changefreq>, lower-cased.
-	MetaChangeFreq = "changefreq"
-	// MetaPriority is the <priority>, written with at least one decimal
-	// ("1.0", "0.85"); absent when the sitemap gave none.
-	MetaPriority = "priority"
+	MetaSitemap    = discovery.MetaSitemap
+	MetaLastMod    = discovery.MetaLastMod
+	MetaChangeFreq = discovery.MetaChangeFreq
+	MetaPriority   = discovery.MetaPriority
 )
 
 // Defaults of the sitemap limits; see WithSitemapLimits.
 const (
-	// DefaultSitemapDepth is how many levels of sitemap index heed follows
-	// below a sitemap found in robots.txt or given by the user.
-	DefaultSitemapDepth = sitemap.DefaultMaxDepth
-	// DefaultSitemapsPerAuthority is how many sitemaps heed reads from one
-	// authority in one crawl.
-	DefaultSitemapsPerAuthority = sitemap.DefaultMaxSitemaps
+	DefaultSitemapDepth         = discovery.DefaultDepth
+	DefaultSitemapsPerAuthority = discovery.DefaultPerAuthority
 )
 
-// sitemapConfig is what the sitemap options set.
-type sitemapConfig struct {
-	urls       []string
-	discover   bool
-	noFallback bool
-	seeds      bool
-	since      time.Time
-	include    []*regexp.Regexp
-	exclude    []*regexp.Regexp
-	follow     []*regexp.Regexp
-	rules      []sitemapRule
-	maxDepth   int
-	depthSet   bool
-	perAuth    int
-	scope      sitemap.Scope
-}
+// SitemapStats is what a crawl did with sitemaps (Summary.Sitemaps).
+type SitemapStats = discovery.Stats
 
-// sitemapRule maps sitemap URLs to a named handler, as Scrapy's
-// sitemap_rules do.
-type sitemapRule struct {
-	pattern  *regexp.Regexp
-	callback string
-}
+// SitemapResult is one sitemap fetched by a crawl.
+type SitemapResult = discovery.Result
 
-func (c *sitemapConfig) defaults() {
-	if !c.depthSet || c.maxDepth < 0 {
-		c.maxDepth = DefaultSitemapDepth
-	}
-	if c.perAuth <= 0 {
-		c.perAuth = DefaultSitemapsPerAuthority
-	}
+// FormatPriority writes a sitemap priority with at least one decimal
+// ("1.0", "0.85"); "" when absent.
+func FormatPriority(e sitemap.Entry) string { return discovery.FormatPriority(e) }
+
+// sitemapEngine is the run as the sitemap reader's discovery.Engine.
+type sitemapEngine run
+
+func (e *sitemapEngine) Enqueue(ctx context.Context, reqs []*frontier.Request) []frontier.PushResult {
+	return (*run)(e).enqueueAll(ctx, reqs)
+}
+func (e *sitemapEngine) Skip(rec *skiplog.Record) { (*run)(e).skip(rec) }
+func (e *sitemapEngine) Fetched(authority string, status, bytes int) {
+	e.stats.Fetched(authority, status, bytes)
+}
+func (e *sitemapEngine) Redirect(ctx context.Context, resp *middleware.Response) {
+	(*run)(e).redirect(ctx, resp)
+}
+func (e *sitemapEngine) Robots(authority string) (*middleware.RobotsEntry, bool) {
+	return e.robots.Cached(authority)
 }
 
 // WithSitemaps reads these sitemaps (a urlset, a sitemap index, a text
@@ -70,7 +63,7 @@ func (c *sitemapConfig) defaults() {
 // list, whatever else the crawl does. Their hosts join the allowed domains
 // when the crawl has none configured, like the seeds' hosts.
 func WithSitemaps(urls ...string) Option {
-	return func(c *config) { c.sitemaps.urls = append(c.sitemaps.urls, urls...) }
+	return func(c *config) { c.sitemaps.URLs = append(c.sitemaps.URLs, urls...) }
 }
 
 // WithSitemapDiscovery reads the sitemaps of every authority the crawl
@@ -79,13 +72,13 @@ func WithSitemaps(urls ...string) Option {
 // WithSitemapFallback). Off by default: discovery widens a link-following
 // crawl to every page a site lists, which is a choice, as Scrapy's
 // SitemapSpider is.
-func WithSitemapDiscovery() Option { return func(c *config) { c.sitemaps.discover = true } }
+func WithSitemapDiscovery() Option { return func(c *config) { c.sitemaps.Discover = true } }
 
 // WithSitemapFallback says whether discovery tries /sitemap.xml on an
 // authority whose robots.txt lists no sitemap (default true). A missing
 // /sitemap.xml costs one request that answers 404; it is not skip-logged.
 func WithSitemapFallback(on bool) Option {
-	return func(c *config) { c.sitemaps.noFallback = !on }
+	return func(c *config) { c.sitemaps.NoFallback = !on }
 }
 
 // WithSitemapSeeds makes Run's seeds name sites rather than pages: for
@@ -95,25 +88,25 @@ func WithSitemapFallback(on bool) Option {
 // done for the seeds' authorities only, unless WithSitemapDiscovery asks
 // for it everywhere. Together with registering no link-following callback,
 // it is heed's sitemaps-only crawl (`heed crawl --sitemaps-only`).
-func WithSitemapSeeds() Option { return func(c *config) { c.sitemaps.seeds = true } }
+func WithSitemapSeeds() Option { return func(c *config) { c.sitemaps.Seeds = true } }
 
 // WithSitemapSince queues only the sitemap entries whose lastmod is at or
 // after t; older ones are skip-logged with reason sitemap-filter and their
 // lastmod in the detail. Entries without a lastmod, or with one heed
 // cannot read, are kept: nothing says they are old.
-func WithSitemapSince(t time.Time) Option { return func(c *config) { c.sitemaps.since = t } }
+func WithSitemapSince(t time.Time) Option { return func(c *config) { c.sitemaps.Since = t } }
 
 // WithSitemapInclude queues only the sitemap entries whose URL matches at
 // least one pattern; the others are skip-logged as sitemap-filter. It
 // filters what sitemaps list, not links: use WithInclude for both.
 func WithSitemapInclude(patterns ...*regexp.Regexp) Option {
-	return func(c *config) { c.sitemaps.include = append(c.sitemaps.include, patterns...) }
+	return func(c *config) { c.sitemaps.Include = append(c.sitemaps.Include, patterns...) }
 }
 
 // WithSitemapExclude refuses the sitemap entries whose URL matches any
 // pattern (skip-logged as sitemap-filter); it wins over WithSitemapInclude.
 func WithSitemapExclude(patterns ...*regexp.Regexp) Option {
-	return func(c *config) { c.sitemaps.exclude = append(c.sitemaps.exclude, patterns...) }
+	return func(c *config) { c.sitemaps.Exclude = append(c.sitemaps.Exclude, patterns...) }
 }
 
 // WithSitemapFollow reads only the sitemaps whose URL matches at least one
@@ -121,7 +114,7 @@ func WithSitemapExclude(patterns ...*regexp.Regexp) Option {
 // sitemap_follow); the others are skip-logged as sitemap-filter. Sitemaps
 // given with WithSitemaps and the /sitemap.xml fallback are always read.
 func WithSitemapFollow(patterns ...*regexp.Regexp) Option {
-	return func(c *config) { c.sitemaps.follow = append(c.sitemaps.follow, patterns...) }
+	return func(c *config) { c.sitemaps.Follow = append(c.sitemaps.Follow, patterns...) }
 }
 
 // WithSitemapRule sends the pages a sitemap lists whose URL matches
@@ -132,7 +125,7 @@ func WithSitemapFollow(patterns ...*regexp.Regexp) Option {
 // last rule with an empty pattern to keep the rest.
 func WithSitemapRule(pattern *regexp.Regexp, callback string) Option {
 	return func(c *config) {
-		c.sitemaps.rules = append(c.sitemaps.rules, sitemapRule{pattern: pattern, callback: callback})
+		c.sitemaps.Rules = append(c.sitemaps.Rules, discovery.Rule{Pattern: pattern, Callback: callback})
 	}
 }
 
@@ -144,7 +137,7 @@ func WithSitemapRule(pattern *regexp.Regexp, callback string) Option {
 // of 0 or less, keeps that default.
 func WithSitemapLimits(maxDepth, maxPerAuthority int) Option {
 	return func(c *config) {
-		c.sitemaps.maxDepth, c.sitemaps.depthSet, c.sitemaps.perAuth = maxDepth, true, maxPerAuthority
+		c.sitemaps.MaxDepth, c.sitemaps.DepthSet, c.sitemaps.PerAuthority = maxDepth, true, maxPerAuthority
 	}
 }
 
@@ -153,4 +146,4 @@ func WithSitemapLimits(maxDepth, maxPerAuthority int) Option {
 // it are skip-logged as sitemap-scope. sitemap.ScopeNone leaves the
 // decision to the crawl's allowed domains, for sites whose sitemaps mix
 // http and https or list a sister host.
-func WithSitemapScope(s sitemap.Scope) Option { return func(c *config) { c.sitemaps.scope = s } }
+func WithSitemapScope(s sitemap.Scope) Option { return func(c *config) { c.sitemaps.Scope = s } }

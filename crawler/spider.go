@@ -177,6 +177,9 @@ type Response struct {
 	Header http.Header
 	// Body is the response body (decompressed, capped at the body limit).
 	Body []byte
+	// Truncated reports that the body was cut at the body limit
+	// (WithMaxBodySize): Body holds its first bytes only.
+	Truncated bool
 	// Colly is colly's view of the same response, for code written
 	// against colly.
 	Colly *colly.Response
@@ -230,7 +233,7 @@ func (r *Response) Doc() *goquery.Document {
 			body, whole, elements = htmlToParse(body, r.crawl.cfg.maxElements)
 			r.release = r.crawl.parses.acquire(elements)
 			if !whole {
-				r.crawl.stats.pageCut()
+				r.crawl.stats.PageCut()
 				r.crawl.cfg.logger.Warn("page parsed in part: over the element limit", "url", r.Request.URL,
 					"elements", r.crawl.cfg.maxElements, "bytes_parsed", len(body), "bytes", len(r.Body))
 			}
@@ -323,7 +326,7 @@ func (r *Response) Follow(link string, opts ...RequestOption) {
 func (r *Response) follow(link, rel string, opts []RequestOption) {
 	abs := r.AbsoluteURL(link)
 	if abs == "" {
-		r.crawl.stats.ignoredLink()
+		r.crawl.stats.IgnoredLink()
 		return
 	}
 	r.followRequest(&frontier.Request{URL: abs}, rel, opts)

@@ -58,6 +58,7 @@ import (
 	"github.com/heedcrawl/heed/politeness/redispacer"
 	"github.com/heedcrawl/heed/redisstore"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -456,7 +457,7 @@ func (s *Summary) Format(w io.Writer) error {
 		skipped += n
 	}
 	if _, err := fmt.Fprintf(w, "crawl %s (all processes): %d pages (%s), %d skipped, %d leases reclaimed from stopped processes; %s\n",
-		s.CrawlID, s.Pages, crawler.FormatBytes(s.Bytes), skipped, s.Reclaimed, state); err != nil {
+		s.CrawlID, s.Pages, stats.FormatBytes(s.Bytes), skipped, s.Reclaimed, state); err != nil {
 		return err
 	}
 	if len(s.Skipped) > 0 {

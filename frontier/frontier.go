@@ -12,7 +12,9 @@
 // https, malformed hosts and ports. [Authority] gives the part robots.txt,
 // pacing and caches are kept by: scheme, host and port. A [Fingerprint] is
 // the 128-bit hash of a request's method and canonical URL; the seen set
-// holds fingerprints, so a URL costs 16 bytes once it has been fetched.
+// holds fingerprints, so a URL costs little once it has been fetched: the
+// whole 16 bytes in the durable and Redis frontiers, 8 bytes folded from
+// them in the in-memory one (see [Memory] for what that trades).
 //
 // # The model
 //

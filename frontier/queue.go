@@ -76,6 +76,7 @@ func (a *authority) Queued() int { return len(a.front) + len(a.queue) }
 // holds: URL, depth, priority, referrer and Seq.
 func needsWhole(req *Request) bool {
 	return req.Method != "" || req.Kind != KindPage || req.Callback != "" || req.Meta != nil ||
+		len(req.Header) > 0 || len(req.Body) > 0 ||
 		req.Redirects != nil || req.Attempt != 0 ||
 		req.Priority != int(int16(req.Priority)) || req.Depth != int(int16(req.Depth))
 }

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/durable"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // DirState is a State kept in one directory on local disk:
@@ -23,7 +23,7 @@ import (
 //	DIR/frontier/       the durable frontier (package frontier/durable), whose
 //	                    meta space holds the job's records, as JSON:
 //	  job               the Job: runs, running, complete, seeds
-//	  stats             the statistics (a crawler.Snapshot), saved every second
+//	  stats             the statistics (a stats.Snapshot), saved every second
 //	  robots/AUTHORITY  the last robots.txt fetch (a middleware.RobotsRecord)
 //	  pace/AUTHORITY    the pacing (a politeness.AuthorityState), every second
 //	  budget/SEQ        a page admitted by the budget: its authority
@@ -271,8 +271,8 @@ func (s *DirState) SaveBudget(seq uint64, authority string) error {
 }
 
 // Stats returns the stored statistics, or nil.
-func (s *DirState) Stats() (*crawler.Snapshot, error) {
-	var snap crawler.Snapshot
+func (s *DirState) Stats() (*stats.Snapshot, error) {
+	var snap stats.Snapshot
 	found, err := s.getJSON(metaStats, &snap)
 	if !found || err != nil {
 		return nil, err

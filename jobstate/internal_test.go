@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // TestDirStateRoundTrip stores every kind of record, reopens the state
@@ -18,7 +18,7 @@ func TestDirStateRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	job := Job{Runs: 2, Started: at, LastStart: at.Add(time.Hour), Running: true, Agent: "HeedBot", Seeds: []string{"http://a.test/"}}
-	stats := &crawler.Snapshot{Started: at, Elapsed: time.Minute, Runs: 2, Pages: 7, Items: 5,
+	stats := &stats.Snapshot{Started: at, Elapsed: time.Minute, Runs: 2, Pages: 7, Items: 5,
 		Statuses: map[int]int64{200: 7}, Skipped: map[skiplog.Reason]int64{}, Deferred: map[string]int64{},
 		Robots: map[string]int64{"available": 1}, Dropped: map[string]int64{}}
 	pace := map[string]politeness.AuthorityState{

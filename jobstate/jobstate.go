@@ -65,6 +65,7 @@ import (
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // State is where a resumable crawl keeps what it needs to continue: the
@@ -98,7 +99,7 @@ type State interface {
 	// SaveBudget stores one budget admission.
 	SaveBudget(seq uint64, authority string) error
 	// Stats returns the stored statistics, or nil if none were stored.
-	Stats() (*crawler.Snapshot, error)
+	Stats() (*stats.Snapshot, error)
 	// Checkpoint stores the job record, the statistics and the pacing of
 	// the authorities in cp.Pacing (those that changed), at once.
 	Checkpoint(cp *Checkpoint) error
@@ -149,7 +150,7 @@ type Job struct {
 // stops.
 type Checkpoint struct {
 	Job    Job
-	Stats  *crawler.Snapshot
+	Stats  *stats.Snapshot
 	Pacing map[string]politeness.AuthorityState
 }
 

@@ -10,12 +10,12 @@ import (
 	"sort"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/feed"
 	"github.com/heedcrawl/heed/frontier/durable"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // Report is what a state directory says about its crawl: `heed
@@ -27,7 +27,7 @@ type Report struct {
 	Job Job `json:"job"`
 	// Stats are the statistics as last stored (up to a second old after a
 	// crash); nil before the first checkpoint.
-	Stats *crawler.Snapshot `json:"stats,omitempty"`
+	Stats *stats.Snapshot `json:"stats,omitempty"`
 	// Frontier is the frontier's status: counts, queue size and hold per
 	// authority, and leases (requests in flight when the last process
 	// stopped, which the next run fetches again).
@@ -96,7 +96,7 @@ func Read(dir string) (*Report, error) {
 		return nil, err
 	}
 	if b, err := rd.GetMeta(metaStats); err == nil {
-		rep.Stats = new(crawler.Snapshot)
+		rep.Stats = new(stats.Snapshot)
 		if err := json.Unmarshal(b, rep.Stats); err != nil {
 			return nil, fmt.Errorf("jobstate: state %s: stats: %w", dir, err)
 		}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // LiveView is the live page's data at one moment, as /api/live and the
@@ -168,7 +168,7 @@ func rateSeries(s []sample, now time.Time) ([]RatePoint, float64) {
 
 // authorities builds the per-authority rows from the counts, the queue
 // and the pacing.
-func (m *Monitor) authorities(snap crawler.Snapshot) ([]AuthorityView, int, bool) {
+func (m *Monitor) authorities(snap stats.Snapshot) ([]AuthorityView, int, bool) {
 	rows := make(map[string]*AuthorityView, len(snap.Authorities))
 	row := func(a string) *AuthorityView {
 		r := rows[a]

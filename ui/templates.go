@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // pages are the templates that each make one page with layout.html.
@@ -20,7 +20,7 @@ var funcs = template.FuncMap{
 	"join":     strings.Join,
 	"ints":     joinInts,
 	"percent":  func(a, b int64) string { return percent(a, b) },
-	"bytes":    crawler.FormatBytes,
+	"bytes":    stats.FormatBytes,
 	"add":      func(a, b int) int { return a + b },
 	"nonEmpty": func(s string) bool { return s != "" },
 }

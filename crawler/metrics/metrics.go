@@ -1,61 +1,90 @@
 // Package metrics exposes a heed crawl's statistics as Prometheus metrics.
 //
-// It owns the mapping from crawler.Snapshot to metric families and a small
+// It owns the mapping from stats.Snapshot to metric families and a small
 // HTTP server for /metrics; `heed crawl --metrics ADDR` uses both. The
-// collector reads a snapshot of crawler.Stats at every scrape, so it adds
+// collector reads a snapshot of the crawl's stats.Collector at every scrape, so it adds
 // no work to the crawl between scrapes and its counters are the crawl's
 // own counts, never a second tally that could disagree with the summary.
 //
+// What is served: the crawl's counters and gauges (heed_pages_total,
+// heed_skipped_total by reason, heed_frontier_waiting, ...), the
+// request-duration histogram heed_request_duration_seconds by status
+// class (2xx to 5xx, error), the authorities by robots.txt state, and the
+// per-authority families for a bounded set of authorities (see
+// WithAuthorityLimit). Handler and Listen add Go's runtime and the
+// process's metrics (go_*, process_*) and heed_build_info, whose labels
+// name heed's version, VCS revision and Go version. The dashboard in
+// dashboard.json queries only these names; a test keeps it so.
+//
+// # Limits
+//
+// Per-authority series are bounded: the first authorities the scrapes
+// find (largest first among those found together), up to the limit, keep
+// their own series for the collector's life, and the counts of every
+// other authority are summed under authority="other". Every series is
+// therefore a counter that never goes down, whatever the crawl's size.
+//
 // It deliberately keeps Prometheus out of the crawler package: a program
 // that does not import metrics does not link client_golang.
-//
-//	c, _ := crawler.New("ExampleBot")
-//	srv, err := metrics.Listen("127.0.0.1:9090", c.Stats())
-//	defer srv.Close()
-//	c.Run(ctx, seeds...)
 package metrics
 
 import (
-	"errors"
-	"net"
-	"net/http"
+	"sort"
 	"strconv"
-	"time"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // Namespace prefixes every metric name.
 const Namespace = "heed"
 
+// DefaultAuthorityLimit is how many authorities get their own series
+// unless WithAuthorityLimit says otherwise.
+const DefaultAuthorityLimit = 20
+
+// Other is the authority label under which the authorities past the
+// limit are counted together.
+const Other = "other"
+
 // Collector is a prometheus.Collector reading a crawl's Stats.
 type Collector struct {
-	stats        *crawler.Stats
-	perAuthority bool
-	d            descs
+	stats *stats.Collector
+	limit int
+	d     descs
+
+	mu       sync.Mutex
+	admitted map[string]bool // authorities with their own series
 }
 
 type descs struct {
 	pages, bytes, responses, skipped, deferred, robots      *prometheus.Desc
 	items, dropped, itemErrors, callbackErrors              *prometheus.Desc
 	queued, duplicates, ignored, waiting, inFlight, elapsed *prometheus.Desc
+	durations, robotsStates                                 *prometheus.Desc
 	authPages, authBytes, authSkipped                       *prometheus.Desc
 }
 
 // Option configures a Collector.
 type Option func(*Collector)
 
-// WithoutPerAuthority leaves out the per-authority families, whose
-// cardinality is the number of hosts the crawl touches.
-func WithoutPerAuthority() Option { return func(c *Collector) { c.perAuthority = false } }
+// WithAuthorityLimit gives at most n authorities their own per-authority
+// series (heed_authority_*); the others are summed under
+// authority="other" (see the package doc). n <= 0 leaves the
+// per-authority families out. The default is DefaultAuthorityLimit.
+func WithAuthorityLimit(n int) Option { return func(c *Collector) { c.limit = max(n, 0) } }
+
+// WithoutPerAuthority leaves out the per-authority families:
+// WithAuthorityLimit(0).
+func WithoutPerAuthority() Option { return WithAuthorityLimit(0) }
 
 // NewCollector returns a collector of stats; constLabels (may be nil) are
 // added to every metric, for example {"agent": "ExampleBot"}.
-func NewCollector(stats *crawler.Stats, constLabels prometheus.Labels, opts ...Option) *Collector {
-	c := &Collector{stats: stats, perAuthority: true}
+func NewCollector(st *stats.Collector, constLabels prometheus.Labels, opts ...Option) *Collector {
+	c := &Collector{stats: st, limit: DefaultAuthorityLimit, admitted: map[string]bool{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -79,9 +108,12 @@ func NewCollector(stats *crawler.Stats, constLabels prometheus.Labels, opts ...O
 		waiting:        d("frontier_waiting", "Requests waiting in the frontier."),
 		inFlight:       d("requests_in_flight", "Requests leased to workers."),
 		elapsed:        d("elapsed_seconds", "Time since the crawl started."),
-		authPages:      d("authority_pages_total", "Responses downloaded per authority.", "authority"),
-		authBytes:      d("authority_response_bytes_total", "Response body bytes per authority.", "authority"),
-		authSkipped:    d("authority_skipped_total", "Skip-log records per authority and reason.", "authority", "reason"),
+		durations: d("request_duration_seconds", "Time from sending a request to the end of its body (a streamed sitemap: to its header), by status class (1xx-5xx, error: no response); robots.txt, sitemaps and retries included.",
+			"class"),
+		robotsStates: d("authorities", "Authorities seen, by the state of their robots.txt (available, unavailable, unreachable; unknown before it is read).", "robots"),
+		authPages:    d("authority_pages_total", "Responses downloaded per authority (a bounded set; the rest as authority=\"other\").", "authority"),
+		authBytes:    d("authority_response_bytes_total", "Response body bytes per authority (a bounded set; the rest as authority=\"other\").", "authority"),
+		authSkipped:  d("authority_skipped_total", "Skip-log records per authority and reason (a bounded set; the rest as authority=\"other\").", "authority", "reason"),
 	}
 	return c
 }
@@ -90,10 +122,10 @@ func NewCollector(stats *crawler.Stats, constLabels prometheus.Labels, opts ...O
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.d.pages, c.d.bytes, c.d.responses, c.d.skipped, c.d.deferred, c.d.robots,
 		c.d.items, c.d.dropped, c.d.itemErrors, c.d.callbackErrors, c.d.queued, c.d.duplicates, c.d.ignored,
-		c.d.waiting, c.d.inFlight, c.d.elapsed} {
+		c.d.waiting, c.d.inFlight, c.d.elapsed, c.d.durations, c.d.robotsStates} {
 		ch <- d
 	}
-	if c.perAuthority {
+	if c.limit > 0 {
 		ch <- c.d.authPages
 		ch <- c.d.authBytes
 		ch <- c.d.authSkipped
@@ -107,8 +139,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter := func(d *prometheus.Desc, v int64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
-	gauge := func(d *prometheus.Desc, v float64) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	counter(c.d.pages, s.Pages)
 	counter(c.d.bytes, s.Bytes)
@@ -136,56 +168,85 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.d.waiting, float64(s.Waiting))
 	gauge(c.d.inFlight, float64(s.InFlight))
 	gauge(c.d.elapsed, s.Elapsed.Seconds())
-	if !c.perAuthority {
-		return
+	for class, h := range s.Durations {
+		ch <- prometheus.MustNewConstHistogram(c.d.durations, uint64(h.Count), h.Sum, h.Cumulative(), class)
 	}
-	for a, as := range s.Authorities {
-		counter(c.d.authPages, as.Pages, a)
-		counter(c.d.authBytes, as.Bytes, a)
-		for r, n := range as.Skipped {
-			counter(c.d.authSkipped, n, a, string(r))
+	states := map[string]int{}
+	for _, as := range s.Authorities {
+		st := as.Robots
+		if st == "" {
+			st = "unknown"
+		}
+		states[st]++
+	}
+	for st, n := range states {
+		gauge(c.d.robotsStates, float64(n), st)
+	}
+	if c.limit > 0 {
+		c.collectAuthorities(s.Authorities, counter)
+	}
+}
+
+// collectAuthorities sends the per-authority families: the admitted
+// authorities one by one, the rest summed as Other.
+func (c *Collector) collectAuthorities(all map[string]stats.Authority, counter func(*prometheus.Desc, int64, ...string)) {
+	c.mu.Lock()
+	if len(c.admitted) < c.limit {
+		var fresh []string
+		for a := range all {
+			if !c.admitted[a] {
+				fresh = append(fresh, a)
+			}
+		}
+		// Largest first, then by name: a stable choice among the
+		// authorities this scrape finds. Once the set is full it never
+		// changes, so no count ever moves from one series to another.
+		sort.Slice(fresh, func(i, j int) bool {
+			pi, pj := all[fresh[i]].Pages, all[fresh[j]].Pages
+			if pi != pj {
+				return pi > pj
+			}
+			return fresh[i] < fresh[j]
+		})
+		for _, a := range fresh {
+			if len(c.admitted) >= c.limit {
+				break
+			}
+			c.admitted[a] = true
 		}
 	}
-}
-
-// Handler returns an http.Handler serving the collector's metrics (and
-// no others) in the Prometheus exposition formats.
-func Handler(c *Collector) http.Handler {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(c)
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
-}
-
-// Server serves /metrics for one crawl.
-type Server struct {
-	srv *http.Server
-	ln  net.Listener
-	err chan error
-}
-
-// Listen starts serving /metrics for stats on addr ("127.0.0.1:9090",
-// ":0" for any free port); options configure the collector, and the
-// crawler's product token, when given in labels, labels every metric.
-func Listen(addr string, stats *crawler.Stats, labels prometheus.Labels, opts ...Option) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
+	admitted := make(map[string]bool, len(c.admitted))
+	for a := range c.admitted {
+		admitted[a] = true
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", Handler(NewCollector(stats, labels, opts...)))
-	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, ln: ln, err: make(chan error, 1)}
-	go func() { s.err <- s.srv.Serve(ln) }()
-	return s, nil
+	c.mu.Unlock()
+
+	var other stats.Authority
+	others := 0
+	for a, as := range all {
+		if !admitted[a] {
+			others++
+			other.Pages += as.Pages
+			other.Bytes += as.Bytes
+			for r, n := range as.Skipped {
+				if other.Skipped == nil {
+					other.Skipped = map[skiplog.Reason]int64{}
+				}
+				other.Skipped[r] += n
+			}
+			continue
+		}
+		c.sendAuthority(a, as, counter)
+	}
+	if others > 0 {
+		c.sendAuthority(Other, other, counter)
+	}
 }
 
-// Addr returns the address the server listens on.
-func (s *Server) Addr() string { return s.ln.Addr().String() }
-
-// Close stops the server.
-func (s *Server) Close() error {
-	err := s.srv.Close()
-	if serr := <-s.err; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
+func (c *Collector) sendAuthority(a string, as stats.Authority, counter func(*prometheus.Desc, int64, ...string)) {
+	counter(c.d.authPages, as.Pages, a)
+	counter(c.d.authBytes, as.Bytes, a)
+	for r, n := range as.Skipped {
+		counter(c.d.authSkipped, n, a, string(r))
 	}
-	return err
 }

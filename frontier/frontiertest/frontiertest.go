@@ -52,6 +52,7 @@ func Run(t *testing.T, newFrontier Factory) {
 		{"Push/Duplicate", testPushDuplicate},
 		{"Push/InvalidURL", testPushInvalid},
 		{"Push/Admit", testPushAdmit},
+		{"Push/KeepsEveryField", testPushKeepsFields},
 		{"Order/BreadthFirst", testOrderBreadthFirst},
 		{"Order/DepthFirst", testOrderDepthFirst},
 		{"Order/PriorityAcrossAuthorities", testOrderPriorityAcross},

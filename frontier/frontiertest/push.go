@@ -3,6 +3,7 @@ package frontiertest
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -49,6 +50,32 @@ func testPushDuplicate(t *testing.T, s *suite) {
 	nextDone(t, f, 2)
 	if res, err := f.Push(context.Background(), &frontier.Request{URL: "http://example.com/x"}); res != frontier.Duplicate || err != nil {
 		t.Errorf("Push of a done URL = %v, %v; want duplicate", res, err)
+	}
+}
+
+// testPushKeepsFields: Next hands out what was pushed, every field a
+// spider may set included: a header on a plain GET is not dropped.
+func testPushKeepsFields(t *testing.T, s *suite) {
+	f := s.new(t)
+	push(t, f, &frontier.Request{URL: "http://example.com/h", Header: http.Header{"X-Token": {"t"}}})
+	push(t, f, &frontier.Request{URL: "http://example.com/b", Body: []byte("q=1")})
+	push(t, f, &frontier.Request{URL: "http://example.com/r", Referrer: "http://example.com/", Depth: 2, Priority: 3})
+	got := map[string]*frontier.Request{}
+	for range 3 {
+		r := next(t, f)
+		got[r.URL] = r
+		if err := f.Done(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := got["http://example.com/h"]; r == nil || r.Header.Get("X-Token") != "t" {
+		t.Errorf("the header was lost: %+v", r)
+	}
+	if r := got["http://example.com/b"]; r == nil || string(r.Body) != "q=1" {
+		t.Errorf("the body was lost: %+v", r)
+	}
+	if r := got["http://example.com/r"]; r == nil || r.Referrer != "http://example.com/" || r.Depth != 2 || r.Priority != 3 {
+		t.Errorf("referrer, depth or priority lost: %+v", r)
 	}
 }
 

@@ -1,4 +1,4 @@
-package crawler
+package discovery
 
 import (
 	"context"
@@ -12,26 +12,27 @@ import (
 	"github.com/heedcrawl/heed/middleware"
 )
 
-// stream downloads a sitemap without colly, which would hold the whole
-// body: the response comes back with its body as Response.Stream, read by
-// the sitemap parser as it arrives. The parser detects gzip by its magic
-// bytes and stops at its own limits (50 MiB uncompressed by default), so
-// neither the page body cap nor colly's decompression applies. The
-// request's timeout covers reading the body; closing the stream ends the
-// request.
-func (d *downloader) stream(ctx context.Context, req *frontier.Request) (*middleware.Response, error) {
+// Download fetches a sitemap and returns the response with its body as
+// Response.Stream, for Reader.Handle to read as it arrives: a crawl's
+// downloader calls it for requests of Kind KindSitemap, since a page
+// downloader holds the whole body. The sitemap parser detects gzip by its
+// magic bytes and stops at its own limits (50 MiB uncompressed by
+// default), so no page body cap or transparent decompression applies.
+// Redirects are returned, not followed. The timeout covers the request and
+// the reading of the body; closing the stream ends the request.
+func Download(ctx context.Context, transport http.RoundTripper, userAgent string, timeout time.Duration, req *frontier.Request) (*middleware.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, req.URL, nil)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("download %s: %w", req.URL, err)
 	}
-	hr.Header.Set("User-Agent", d.userAgent)
+	hr.Header.Set("User-Agent", userAgent)
 	client := &http.Client{
-		Transport:     d.transport,
+		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	start := time.Now()

@@ -1,4 +1,4 @@
-package crawler
+package stats
 
 import (
 	"encoding/json"
@@ -9,19 +9,19 @@ import (
 )
 
 // TestStatsRestoreAddsUpRuns saves a run's statistics as a state does
-// (through JSON) and continues them in a new Stats, as a resumed run does.
+// (through JSON) and continues them in a new Collector, as a resumed run does.
 func TestStatsRestoreAddsUpRuns(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := t0
 	now := func() time.Time { return clock }
 
-	first := newStats(now)
-	first.start()
-	first.fetched("http://a.test", 200, 100)
-	first.fetched("http://a.test", 404, 10)
-	first.item()
-	first.duplicate()
-	first.skipped(&skiplog.Record{URL: "http://a.test/x", Authority: "http://a.test", Reason: skiplog.RobotsDisallow})
+	first := New(now)
+	first.Start()
+	first.Fetched("http://a.test", 200, 100)
+	first.Fetched("http://a.test", 404, 10)
+	first.Item()
+	first.Duplicate()
+	first.Skipped(&skiplog.Record{URL: "http://a.test/x", Authority: "http://a.test", Reason: skiplog.RobotsDisallow})
 	clock = clock.Add(3 * time.Second)
 	b, err := json.Marshal(first.Snapshot())
 	if err != nil {
@@ -35,13 +35,13 @@ func TestStatsRestoreAddsUpRuns(t *testing.T) {
 	// An hour later, a second run; the skip log holds one more record
 	// than the saved statistics (written after their last checkpoint).
 	clock = clock.Add(time.Hour)
-	second := newStats(now)
-	second.start()
+	second := New(now)
+	second.Start()
 	skips := skiplog.Summary{}
 	skips.Add(&skiplog.Record{URL: "http://a.test/x", Authority: "http://a.test", Reason: skiplog.RobotsDisallow})
 	skips.Add(&skiplog.Record{URL: "http://b.test/y", Authority: "http://b.test", Reason: skiplog.FetchError})
-	second.restore(&saved, skips, 2)
-	second.fetched("http://b.test", 200, 50)
+	second.Restore(&saved, skips, 2)
+	second.Fetched("http://b.test", 200, 50)
 	clock = clock.Add(2 * time.Second)
 	s := second.Snapshot()
 

@@ -1,0 +1,48 @@
+// Package discovery owns how sitemaps enter a crawl: which sitemaps are
+// read (given by the user, listed by robots.txt, /sitemap.xml as a
+// fallback, a seed's site), how each is read, and what becomes of every
+// entry it lists. Package sitemap parses one document; package crawler
+// runs the crawl. This package sits between them and imports neither the
+// crawler nor any mode of it: the crawl is an [Engine], four calls wide.
+//
+// # The model
+//
+// A sitemap is a frontier.Request of Kind KindSitemap, queued like a page:
+// the frontier deduplicates it (a sitemap listed twice, or an index
+// listing itself, is read once), and it passes the crawl's whole chain, so
+// robots.txt decides on it and the authority's pace applies. At the
+// bottom of the chain [Download] streams its body instead of holding it,
+// and [Reader.Handle] parses it as it arrives: the child sitemaps of an
+// index are queued one level deeper, the pages it lists are queued as
+// pages with the sitemap's metadata in Request.Meta (MetaSitemap,
+// MetaLastMod, MetaChangeFreq, MetaPriority).
+//
+// With Config.Seeds a seed is a site: it becomes a probe request for its
+// /sitemap.xml, which makes the robots stage fetch the site's robots.txt;
+// the probe is then read if it is the fallback or one of the listed
+// sitemaps, and dropped by [Reader.Stage] with [ErrProbeUnneeded] (nothing
+// to account for) if robots.txt lists others.
+//
+// # The contract
+//
+// Every page entry read is, in [Stats], exactly one of queued, already
+// known (a duplicate) or skipped; every skipped entry and every sitemap
+// not read for a limit or a filter has one skip-log record, written
+// through Engine.Skip: sitemap-scope (outside what the sitemap may list),
+// invalid-url, sitemap-filter (Config.Refuses, Follows, the rules),
+// sitemap-limit (too deep, too many from one authority). A URL that two
+// sitemaps refuse is recorded once. The engine accounts for what its
+// frontier refuses. A sitemap not read to its end, for any reason (a
+// status, a read error, a deadline, a limit), is counted in Stats.Failed or
+// Stats.Truncated and described in Stats.Sitemaps with its error.
+//
+// # Limits
+//
+// The sitemap package's limits apply to each document (50,000 entries,
+// 50 MiB uncompressed); Config bounds the depth of indexes and the
+// sitemaps read per authority. Memory does not grow with a sitemap's
+// size: entries are handled as they are parsed. The Reader keeps the
+// canonical URL of each sitemap queued and a fingerprint of each URL it
+// skip-logged, and describes at most 1,000 sitemaps one by one in Stats
+// (the rest are counted).
+package discovery

@@ -1,0 +1,352 @@
+package discovery
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/sitemap"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// Engine is what a Reader needs of the crawl it feeds. The crawler is
+// one; a test can be another.
+type Engine interface {
+	// Enqueue pushes requests to the crawl's frontier and accounts for
+	// each as the engine accounts for a discovered URL (a refusal is
+	// skip-logged by the engine); it returns one result per request, in
+	// order.
+	Enqueue(ctx context.Context, reqs []*frontier.Request) []frontier.PushResult
+	// Skip writes one skip-log record.
+	Skip(rec *skiplog.Record)
+	// Fetched counts a sitemap response.
+	Fetched(authority string, status, bytes int)
+	// Redirect queues the target of a redirect response, or skip-logs
+	// why not.
+	Redirect(ctx context.Context, resp *middleware.Response)
+	// Robots returns the robots.txt entry cached for an authority.
+	Robots(authority string) (*middleware.RobotsEntry, bool)
+}
+
+// metaProbe marks a seed's /sitemap.xml probe on its request.
+const metaProbe = "heed.sitemap-probe"
+
+// ErrProbeUnneeded ends a probe for /sitemap.xml made redundant by the
+// Sitemap lines of the site's robots.txt (Reader.Stage). Nothing was
+// discovered, so the engine accounts for nothing.
+var ErrProbeUnneeded = errors.New("discovery: /sitemap.xml probe not needed: robots.txt lists the sitemaps")
+
+// Reader is one crawl's sitemap discovery and reading. Its methods are
+// safe for concurrent use by the crawl's workers.
+type Reader struct {
+	eng Engine
+	cfg *Config
+	log *slog.Logger
+
+	mu       sync.Mutex
+	seedAuth map[string]bool // Config.Seeds: the sites to discover
+	perAuth  map[string]int
+	seen     map[string]struct{}               // canonical URLs of sitemaps queued
+	logged   map[frontier.Fingerprint]struct{} // URLs skip-logged here
+	st       Stats
+}
+
+// New returns the Reader of a crawl configured by cfg (its defaults
+// applied), feeding eng.
+func New(cfg *Config, eng Engine, log *slog.Logger) *Reader {
+	cfg.Defaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Reader{eng: eng, cfg: cfg, log: log, seedAuth: map[string]bool{}, perAuth: map[string]int{},
+		seen: map[string]struct{}{}, logged: map[frontier.Fingerprint]struct{}{}}
+}
+
+// Start queues the sitemaps the user gave (Config.URLs) and, with
+// Config.Seeds, a probe per seed's site; it returns the seeds left to
+// queue as pages.
+func (m *Reader) Start(ctx context.Context, seeds []string) []string {
+	for _, u := range m.cfg.URLs {
+		m.queueSitemap(ctx, strings.TrimSpace(u), 0, "", false, nil)
+	}
+	if !m.cfg.Seeds {
+		return seeds
+	}
+	var pages []string
+	for _, s := range seeds {
+		auth, err := frontier.Authority(strings.TrimSpace(s))
+		if err != nil {
+			pages = append(pages, s) // queued as a page, the frontier records it as invalid
+			continue
+		}
+		m.mu.Lock()
+		m.seedAuth[auth] = true
+		m.mu.Unlock()
+		m.queueSitemap(ctx, auth+"/sitemap.xml", 0, "", false, map[string]string{metaProbe: "1"})
+	}
+	return pages
+}
+
+// Discover queues the sitemaps of a freshly fetched (or restored)
+// robots.txt, when discovery applies to its authority.
+func (m *Reader) Discover(ctx context.Context, e *middleware.RobotsEntry) {
+	m.mu.Lock()
+	seed := m.seedAuth[e.Authority]
+	m.mu.Unlock()
+	if !(m.cfg.Discover || seed) || e.State == middleware.RobotsUnreachable {
+		return
+	}
+	for _, s := range e.Sitemaps {
+		m.queueSitemap(ctx, s, 0, e.URL, true, nil)
+	}
+	if len(e.Sitemaps) == 0 && !m.cfg.NoFallback {
+		m.queueSitemap(ctx, e.Authority+"/sitemap.xml", 0, e.URL, false, nil)
+	}
+}
+
+// queueSitemap queues one sitemap. listed says it was listed by robots.txt
+// or an index, where the follow patterns apply.
+func (m *Reader) queueSitemap(ctx context.Context, rawURL string, depth int, referrer string, listed bool, meta map[string]string) {
+	req := &frontier.Request{URL: rawURL, Kind: frontier.KindSitemap, Depth: depth, Referrer: referrer, Meta: meta}
+	canon, err := frontier.Canonicalize(rawURL)
+	if err != nil {
+		m.enqueue(ctx, req) // the frontier records it as invalid
+		return
+	}
+	auth, _ := frontier.Authority(canon)
+	m.mu.Lock()
+	if _, dup := m.seen[canon]; dup {
+		m.mu.Unlock()
+		m.enqueue(ctx, req) // counted as a duplicate by the frontier
+		return
+	}
+	var reason skiplog.Reason
+	var detail string
+	switch {
+	case listed && !m.cfg.Follows(canon):
+		reason, detail = skiplog.SitemapFilter, "sitemap matches no follow pattern"
+	case depth > m.cfg.MaxDepth:
+		reason, detail = skiplog.SitemapLimit, fmt.Sprintf("sitemap index nested %d levels deep, over the limit of %d", depth, m.cfg.MaxDepth)
+	case m.perAuth[auth] >= m.cfg.PerAuthority:
+		reason, detail = skiplog.SitemapLimit, fmt.Sprintf("already %d sitemaps from %s, the limit", m.perAuth[auth], auth)
+	default:
+		m.seen[canon] = struct{}{}
+		m.perAuth[auth]++
+	}
+	m.mu.Unlock()
+	if reason != "" {
+		m.skipOnce(&skiplog.Record{URL: canon, Authority: auth, Reason: reason, Detail: detail, Depth: depth, Referrer: referrer})
+		return
+	}
+	added := m.enqueue(ctx, req) == frontier.Added
+	m.mu.Lock()
+	if added {
+		m.st.Queued++
+	} else {
+		m.perAuth[auth]-- // refused by the frontier's admission: not read
+	}
+	m.mu.Unlock()
+}
+
+func (m *Reader) enqueue(ctx context.Context, req *frontier.Request) frontier.PushResult {
+	return m.eng.Enqueue(ctx, []*frontier.Request{req})[0]
+}
+
+// Stage drops a seed's /sitemap.xml probe that robots.txt made redundant,
+// with ErrProbeUnneeded. It sits after the robots stage, which has
+// fetched the site's robots.txt.
+func (m *Reader) Stage() middleware.Stage {
+	return func(next middleware.Fetcher) middleware.Fetcher {
+		return middleware.FetcherFunc(func(ctx context.Context, req *frontier.Request) (*middleware.Response, error) {
+			if req.Kind == frontier.KindSitemap && req.Meta[metaProbe] != "" && !m.probeNeeded(req) {
+				m.mu.Lock()
+				m.st.Probes++
+				m.mu.Unlock()
+				return nil, ErrProbeUnneeded
+			}
+			return next.Fetch(ctx, req)
+		})
+	}
+}
+
+func (m *Reader) probeNeeded(req *frontier.Request) bool {
+	e, ok := m.eng.Robots(req.Authority())
+	if !ok {
+		return true
+	}
+	if len(e.Sitemaps) == 0 {
+		return !m.cfg.NoFallback
+	}
+	for _, s := range e.Sitemaps {
+		if c, err := frontier.Canonicalize(s); err == nil && c == req.URL {
+			return true
+		}
+	}
+	return false
+}
+
+// Handle reads a sitemap response: redirects go back to the frontier,
+// other statuses are counted, and a 2xx body is parsed as it streams in.
+func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) {
+	req := resp.Request
+	body := resp.Stream
+	if body == nil { // a downloader that does not stream
+		body = io.NopCloser(bytes.NewReader(resp.Body))
+	}
+	defer body.Close()
+	auth := req.Authority()
+	res := Result{URL: req.URL, Status: resp.Status}
+	if resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "" {
+		m.eng.Fetched(auth, resp.Status, 0)
+		if req.Meta[metaProbe] != "" {
+			// The target is a sitemap in its own right, not a probe.
+			meta := make(map[string]string, len(req.Meta))
+			for k, v := range req.Meta {
+				if k != metaProbe {
+					meta[k] = v
+				}
+			}
+			req.Meta = meta
+		}
+		m.eng.Redirect(ctx, resp)
+		return
+	}
+	if resp.Status < 200 || resp.Status >= 300 {
+		m.eng.Fetched(auth, resp.Status, 0)
+		res.Err = fmt.Sprintf("status %d", resp.Status)
+		m.result(res, false)
+		m.log.Info("sitemap not read", "url", req.URL, "status", resp.Status)
+		return
+	}
+	rep, err := sitemap.Parse(ctx, body, func(e sitemap.Entry) error {
+		m.entry(ctx, req, e)
+		return nil
+	}, sitemap.WithBase(req.URL), sitemap.WithScope(m.cfg.Scope))
+	m.eng.Fetched(auth, resp.Status, int(rep.Bytes))
+	if err == nil {
+		err = rep.Err
+	}
+	res.Format, res.Compressed, res.Bytes = rep.Format.String(), rep.Compressed, rep.Bytes
+	res.URLs, res.Sitemaps, res.Rejected = rep.URLs, rep.Sitemaps, rep.Rejected
+	if rep.Truncated {
+		res.TruncatedBy = string(rep.TruncatedBy)
+	}
+	if err != nil {
+		res.Err = err.Error()
+	}
+	m.result(res, err == nil)
+	attrs := []any{"url", req.URL, "format", res.Format, "urls", rep.URLs, "sitemaps", rep.Sitemaps, "rejected", rep.Rejected}
+	if res.TruncatedBy != "" {
+		attrs = append(attrs, "truncated", res.TruncatedBy)
+	}
+	if res.Err != "" {
+		attrs = append(attrs, "error", res.Err)
+	}
+	m.log.Info("sitemap read", attrs...)
+}
+
+func (m *Reader) result(res Result, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ok {
+		m.st.Read++
+	} else {
+		m.st.Failed++
+	}
+	if res.TruncatedBy != "" {
+		m.st.Truncated++
+	}
+	if len(m.st.Sitemaps) < maxResults {
+		m.st.Sitemaps = append(m.st.Sitemaps, res)
+	} else {
+		m.st.SitemapsDropped++
+	}
+}
+
+// entry handles one entry of a sitemap being read.
+func (m *Reader) entry(ctx context.Context, parent *frontier.Request, e sitemap.Entry) {
+	if e.Kind == sitemap.KindURL {
+		m.mu.Lock()
+		m.st.Listed++
+		m.mu.Unlock()
+	}
+	if e.Problem != "" {
+		reason := skiplog.InvalidURL
+		if e.Problem == sitemap.ProblemOutOfScope {
+			reason = skiplog.SitemapScope
+		}
+		m.skipEntry(parent, e, reason, fmt.Sprintf("%s: %s", e.Problem, e.Detail))
+		return
+	}
+	if e.Kind == sitemap.KindSitemap {
+		m.queueSitemap(ctx, e.Loc, parent.Depth+1, parent.URL, true, nil)
+		return
+	}
+	if why := m.cfg.Refuses(e); why != "" {
+		m.skipEntry(parent, e, skiplog.SitemapFilter, why)
+		return
+	}
+	callback, ok := m.cfg.callback(e.Loc)
+	if !ok {
+		m.skipEntry(parent, e, skiplog.SitemapFilter, "matches no sitemap rule")
+		return
+	}
+	req := &frontier.Request{URL: e.Loc, Referrer: parent.URL, Callback: callback, Meta: entryMeta(parent.URL, e)}
+	res := m.enqueue(ctx, req)
+	m.mu.Lock()
+	switch res {
+	case frontier.Added:
+		m.st.PagesQueued++
+	case frontier.Duplicate:
+		m.st.Duplicates++
+	default:
+		m.st.Skipped++ // the frontier's admission refused it, and the engine logged why
+	}
+	m.mu.Unlock()
+}
+
+// skipEntry skip-logs an entry a sitemap listed, once per URL.
+func (m *Reader) skipEntry(parent *frontier.Request, e sitemap.Entry, reason skiplog.Reason, why string) {
+	detail := fmt.Sprintf("listed in %s line %d: %s", parent.URL, e.Line, why)
+	if e.Kind == sitemap.KindURL {
+		m.mu.Lock()
+		m.st.Skipped++
+		m.mu.Unlock()
+	}
+	m.skipOnce(&skiplog.Record{URL: e.Loc, Reason: reason, Detail: detail, Depth: parent.Depth + 1, Referrer: parent.URL})
+}
+
+// skipOnce writes a record unless the same URL was skip-logged by sitemap
+// reading before: a URL listed by two sitemaps is one excluded URL.
+func (m *Reader) skipOnce(rec *skiplog.Record) {
+	key := rec.URL
+	if c, err := frontier.Canonicalize(rec.URL); err == nil {
+		key = c
+	}
+	fp := frontier.NewFingerprint("", key)
+	m.mu.Lock()
+	_, dup := m.logged[fp]
+	if !dup {
+		m.logged[fp] = struct{}{}
+	}
+	m.mu.Unlock()
+	if !dup {
+		m.eng.Skip(rec)
+	}
+}
+
+// Stats returns what the crawl did with sitemaps so far.
+func (m *Reader) Stats() Stats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.st
+	s.Sitemaps = append([]Result(nil), m.st.Sitemaps...)
+	return s
+}

@@ -1,0 +1,73 @@
+package discovery
+
+import (
+	"fmt"
+	"io"
+)
+
+// maxResults is how many sitemaps Stats describes one by one; the rest
+// are counted.
+const maxResults = 1000
+
+// Stats is what a crawl did with sitemaps.
+type Stats struct {
+	// Queued counts sitemaps admitted to the frontier; Read those answered
+	// 2xx and parsed; Failed those answered another status (a missing
+	// /sitemap.xml included) or not readable to the end (malformed, an
+	// unknown format, a read error); Truncated those cut by a limit of
+	// the sitemap package (50,000 entries, 50 MiB).
+	Queued    int64 `json:"queued"`
+	Read      int64 `json:"read"`
+	Failed    int64 `json:"failed"`
+	Truncated int64 `json:"truncated"`
+	// Listed counts the page entries read; PagesQueued those admitted to
+	// the frontier, Duplicates those it already knew, Skipped those
+	// skip-logged (a problem, a filter).
+	Listed      int64 `json:"listed"`
+	PagesQueued int64 `json:"pages_queued"`
+	Duplicates  int64 `json:"duplicates"`
+	Skipped     int64 `json:"skipped"`
+	// Probes counts /sitemap.xml probes of seeds dropped because
+	// robots.txt listed other sitemaps.
+	Probes int64 `json:"probes_dropped"`
+	// Sitemaps describes the first sitemaps fetched, one by one;
+	// SitemapsDropped counts the others.
+	Sitemaps        []Result `json:"sitemaps,omitempty"`
+	SitemapsDropped int      `json:"sitemaps_dropped,omitempty"`
+}
+
+// Result is one sitemap fetched by a crawl.
+type Result struct {
+	URL    string `json:"url"`
+	Status int    `json:"status"`
+	// Format is the document's format ("urlset", "index", "text", ...).
+	Format     string `json:"format,omitempty"`
+	Compressed bool   `json:"compressed,omitempty"`
+	// Bytes is the uncompressed size read.
+	Bytes int64 `json:"bytes"`
+	// URLs and Sitemaps count the entries listed without a problem;
+	// Rejected those with one.
+	URLs     int `json:"urls"`
+	Sitemaps int `json:"sitemaps"`
+	Rejected int `json:"rejected,omitempty"`
+	// TruncatedBy is "max-urls" or "max-bytes" when a limit cut the
+	// document.
+	TruncatedBy string `json:"truncated_by,omitempty"`
+	// Err says why the sitemap could not be read to the end.
+	Err string `json:"error,omitempty"`
+}
+
+// Format writes the sitemap counts in a few lines; nothing when the crawl
+// read no sitemap.
+func (s Stats) Format(w io.Writer) error {
+	if s.Queued == 0 && s.Read == 0 && s.Failed == 0 {
+		return nil
+	}
+	probes := ""
+	if s.Probes > 0 {
+		probes = fmt.Sprintf(" (%d /sitemap.xml probes not needed)", s.Probes)
+	}
+	_, err := fmt.Fprintf(w, "sitemaps: %d queued%s, %d read, %d failed, %d truncated\n  listed %d pages: %d queued, %d already known, %d skipped\n",
+		s.Queued, probes, s.Read, s.Failed, s.Truncated, s.Listed, s.PagesQueued, s.Duplicates, s.Skipped)
+	return err
+}
