@@ -307,6 +307,8 @@ func (f *crawlFlags) printSummary(w io.Writer, sum crawler.Summary) {
 		fmt.Fprintln(w, "process stopped: its requests in flight finished; the URLs still queued stay queued for the other processes")
 	case sum.Interrupted:
 		fmt.Fprintln(w, "crawl interrupted: URLs still queued are in the skip log as interrupted")
+	case sum.Sitemaps.Incomplete > 0:
+		fmt.Fprintf(w, "crawl INCOMPLETE: every URL discovered is fetched or in the skip log, but %d sitemaps were not read to their end, so pages they list may be neither\n", sum.Sitemaps.Incomplete)
 	}
 	sum.Stats.Format(w)
 	sum.Skipped.Format(w)
@@ -346,6 +348,8 @@ func stateOutcome(w io.Writer, dir string, sum crawler.Summary) {
 	switch {
 	case st.Job.Complete && st.WasComplete && st.Fetched == 0:
 		fmt.Fprintf(w, "crawl already complete: nothing left to do (state %s, %d runs)\n", dir, st.Job.Runs)
+	case st.Job.Complete && sum.Sitemaps.Incomplete > 0:
+		fmt.Fprintf(w, "crawl complete but INCOMPLETE: every URL discovered is fetched or in the skip log, but %d sitemaps were not read to their end, so pages they list may be neither (state %s, run %d)\n", sum.Sitemaps.Incomplete, dir, st.Job.Runs)
 	case st.Job.Complete:
 		fmt.Fprintf(w, "crawl complete: every URL is fetched or in the skip log (state %s, run %d); running the same command again does nothing\n", dir, st.Job.Runs)
 	case sum.Interrupted:

@@ -34,10 +34,12 @@ type Backend interface {
 	// Check refuses settings the backend cannot honour (New returns its
 	// error), before anything is opened. The job has no seeds yet.
 	Check(j *Job) error
-	// Open begins one run of the job. Run calls it once, before anything
-	// is fetched, and ends the session with Finish and Close whatever
-	// happens.
-	Open(j *Job) (Session, error)
+	// Open begins one run of the job. Run calls it once, with the run's
+	// context, before anything is fetched, and ends the session with
+	// Finish and Close whatever happens. ctx bounds the opening only: a
+	// backend whose store does not answer gives up when the run is
+	// cancelled; work that outlives the opening starts in Session.Start.
+	Open(ctx context.Context, j *Job) (Session, error)
 }
 
 // Session is one run of a job in its backend, in the order the engine

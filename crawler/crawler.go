@@ -235,7 +235,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
 	}
 	c.ran = true
 	c.mu.Unlock()
-	r, err := c.newRun(seeds)
+	r, err := c.newRun(ctx, seeds)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -260,7 +260,7 @@ type run struct {
 	// parses bounds the HTML trees in use at once (parse_limits.go).
 	parses *parseBudget
 	// work is the run's context for work that is not cancelled with
-	// Run's (set when the run starts).
+	// Run's (set when the run starts, cancelled when it is over).
 	work context.Context
 
 	said    once // warnings said once per crawl (logging.go)
@@ -273,8 +273,8 @@ type run struct {
 	wg sync.WaitGroup
 }
 
-func (c *Crawler) newRun(seeds []string) (*run, error) {
-	r, err := c.wire(seeds)
+func (c *Crawler) newRun(ctx context.Context, seeds []string) (*run, error) {
+	r, err := c.wire(ctx, seeds)
 	if err != nil && r != nil && r.sess != nil {
 		if r.front != nil {
 			r.front.Close()
@@ -284,8 +284,8 @@ func (c *Crawler) newRun(seeds []string) (*run, error) {
 	return r, err
 }
 
-// wire builds a run's parts.
-func (c *Crawler) wire(seeds []string) (*run, error) {
+// wire builds a run's parts; ctx is the run's, for the backend's opening.
+func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 	cfg := &c.cfg
 	r := &run{c: c, cfg: cfg, stats: c.stats, parses: newParseBudget(2 * cfg.maxElements)}
 	domains := cfg.domains
@@ -301,7 +301,7 @@ func (c *Crawler) wire(seeds []string) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess, err := b.Open(c.job(seeds, r))
+	sess, err := b.Open(ctx, c.job(seeds, r))
 	if err != nil {
 		return nil, err
 	}
@@ -380,8 +380,10 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	// In-flight requests finish on a context that is not cancelled with
 	// ctx: stopping means no new work, not abandoned work. Work begun
 	// outside a request (a robots.txt's sitemaps, a stray Visit) runs on
-	// it too.
-	work := context.WithoutCancel(ctx)
+	// it too. It ends when the run does: what a callback started on
+	// Response.Context stops with the crawl.
+	work, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
 	r.work = work
 	r.stats.Start()
 	if err := r.sess.Start(ctx); err != nil {
@@ -464,6 +466,9 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 		// A /sitemap.xml guess robots.txt made redundant: nothing to account for.
 	case err != nil:
 		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer})
+		if req.Kind == frontier.KindSitemap {
+			r.maps.NotFetched(req, err)
+		}
 	default:
 		r.handle(ctx, resp)
 	}

@@ -23,7 +23,7 @@ type memoryBackend struct{ front frontier.Frontier }
 
 func (memoryBackend) Check(*Job) error { return nil }
 
-func (b memoryBackend) Open(j *Job) (Session, error) {
+func (b memoryBackend) Open(_ context.Context, j *Job) (Session, error) {
 	pacer, err := politeness.New(j.Pacing...)
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)

@@ -42,7 +42,7 @@ func FuzzSitemapAccounting(f *testing.F) {
 			t.Fatal(err)
 		}
 		c.OnSkip(func(r *skiplog.Record) { recs = append(recs, r) })
-		r, err := c.newRun([]string{"http://a.test/"})
+		r, err := c.newRun(context.Background(), []string{"http://a.test/"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -216,8 +216,10 @@ func (r *Response) releaseTree() {
 
 // Context returns the run's context for the work on this response: it
 // carries the values of the context given to Run, and it is not cancelled
-// when Run's is (a page being parsed is finished, not abandoned). A
-// callback that does I/O of its own passes it on.
+// when Run's is (a page being parsed is finished, not abandoned), but
+// when the run is over, as Run returns: work a callback started on it
+// (I/O of its own, a goroutine) stops with the crawl. Parse gives its
+// callbacks the context it was given.
 func (r *Response) Context() context.Context { return r.ctx }
 
 // Meta returns the value the request carried under key.

@@ -18,16 +18,26 @@ import (
 // downloader holds the whole body. The sitemap parser detects gzip by its
 // magic bytes and stops at its own limits (50 MiB uncompressed by
 // default), so no page body cap or transparent decompression applies.
-// Redirects are returned, not followed. The timeout covers the request and
-// the reading of the body; closing the stream ends the request.
+// Redirects are returned, not followed. Closing the stream ends the
+// request.
+//
+// The timeout covers the time spent waiting on the network: the request,
+// and the reading of the body, but not the time Reader.Handle spends
+// queueing what it read (a durable frontier's synced writes, a shared
+// frontier's round trips), during which the clock is stopped. A sitemap
+// is never cut short because the frontier is slower than the network.
 func Download(ctx context.Context, transport http.RoundTripper, userAgent string, timeout time.Duration, req *frontier.Request) (*middleware.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithCancelCause(ctx)
+	clock := newPausableDeadline(timeout, func() {
+		cancel(fmt.Errorf("timeout of %s: %w", timeout, context.DeadlineExceeded))
+	})
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, req.URL, nil)
 	if err != nil {
-		cancel()
+		clock.stop()
+		cancel(nil)
 		return nil, fmt.Errorf("download %s: %w", req.URL, err)
 	}
 	hr.Header.Set("User-Agent", userAgent)
@@ -38,7 +48,11 @@ func Download(ctx context.Context, transport http.RoundTripper, userAgent string
 	start := time.Now()
 	resp, err := client.Do(hr)
 	if err != nil {
-		cancel()
+		clock.stop()
+		if cause := context.Cause(ctx); cause != nil {
+			err = cause
+		}
+		cancel(nil)
 		return nil, fmt.Errorf("download %s: %w", req.URL, err)
 	}
 	return &middleware.Response{
@@ -46,20 +60,124 @@ func Download(ctx context.Context, transport http.RoundTripper, userAgent string
 		URL:     req.URL,
 		Status:  resp.StatusCode,
 		Header:  resp.Header,
-		Stream:  &cancelOnClose{ReadCloser: resp.Body, cancel: cancel},
+		Stream:  &stream{ReadCloser: resp.Body, ctx: ctx, cancel: cancel, clock: clock},
 		Elapsed: time.Since(start),
 	}, nil
 }
 
-// cancelOnClose ends a streamed request's context when its body is closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	once   sync.Once
-	cancel context.CancelFunc
+// pauser is a body whose deadline can be stopped while its reader does
+// something other than waiting on the network (Download's streams).
+type pauser interface {
+	pause()
+	resume()
 }
 
-func (c *cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.once.Do(c.cancel)
+// findPauser finds the pauser in a chain of wrapped streams (see
+// middleware.Response.Stream), or nil.
+func findPauser(rc io.ReadCloser) pauser {
+	for i := 0; rc != nil && i < 16; i++ {
+		if p, ok := rc.(pauser); ok {
+			return p
+		}
+		u, ok := rc.(interface{ Unwrap() io.ReadCloser })
+		if !ok {
+			return nil
+		}
+		rc = u.Unwrap()
+	}
+	return nil
+}
+
+// stream is a sitemap body being read: Close ends its request, and its
+// deadline's clock can be stopped.
+type stream struct {
+	io.ReadCloser
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	clock  *pausableDeadline
+	once   sync.Once
+}
+
+// Read reads the body; a read cut by the deadline says so, rather than
+// "context canceled".
+func (s *stream) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		if cause := context.Cause(s.ctx); cause != nil {
+			err = cause
+		}
+	}
+	return n, err
+}
+
+func (s *stream) pause()  { s.clock.pause() }
+func (s *stream) resume() { s.clock.resume() }
+
+func (s *stream) Close() error {
+	err := s.ReadCloser.Close()
+	s.once.Do(func() {
+		s.clock.stop()
+		s.cancel(nil)
+	})
 	return err
+}
+
+// pausableDeadline calls expire once the time it ran, pauses excluded,
+// reaches its budget.
+type pausableDeadline struct {
+	mu      sync.Mutex
+	left    time.Duration // budget left when the clock last started
+	started time.Time     // zero while paused
+	timer   *time.Timer
+	done    bool // expired or stopped
+	expire  func()
+}
+
+func newPausableDeadline(budget time.Duration, expire func()) *pausableDeadline {
+	d := &pausableDeadline{left: budget, started: time.Now(), expire: expire}
+	d.timer = time.AfterFunc(budget, d.fire)
+	return d
+}
+
+func (d *pausableDeadline) fire() {
+	d.mu.Lock()
+	if d.done || d.started.IsZero() {
+		d.mu.Unlock()
+		return
+	}
+	d.done = true
+	d.mu.Unlock()
+	d.expire()
+}
+
+// pause stops the clock; nothing once it has expired.
+func (d *pausableDeadline) pause() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done || d.started.IsZero() {
+		return
+	}
+	if !d.timer.Stop() {
+		return // firing now: the deadline has passed
+	}
+	d.left -= time.Since(d.started)
+	d.started = time.Time{}
+}
+
+// resume starts the clock again with the budget left.
+func (d *pausableDeadline) resume() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done || !d.started.IsZero() {
+		return
+	}
+	d.started = time.Now()
+	d.timer.Reset(max(d.left, 0))
+}
+
+func (d *pausableDeadline) stop() {
+	d.mu.Lock()
+	d.done = true
+	d.mu.Unlock()
+	d.timer.Stop()
 }

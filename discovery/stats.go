@@ -20,6 +20,13 @@ type Stats struct {
 	Read      int64 `json:"read"`
 	Failed    int64 `json:"failed"`
 	Truncated int64 `json:"truncated"`
+	// Incomplete counts the failed sitemaps whose pages the crawl may not
+	// know: those cut short while being read (a read error, the
+	// deadline, malformed content) or not fetched at all (a status other
+	// than 404 or 410, a network error). The pages such a sitemap lists
+	// past the cut are neither fetched nor in the skip log: the crawl is
+	// complete for what it discovered, not for what the site lists.
+	Incomplete int64 `json:"incomplete,omitempty"`
 	// Listed counts the page entries read; PagesQueued those admitted to
 	// the frontier, Duplicates those it already knew, Skipped those
 	// skip-logged (a problem, a filter).
@@ -69,5 +76,34 @@ func (s Stats) Format(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "sitemaps: %d queued%s, %d read, %d failed, %d truncated\n  listed %d pages: %d queued, %d already known, %d skipped\n",
 		s.Queued, probes, s.Read, s.Failed, s.Truncated, s.Listed, s.PagesQueued, s.Duplicates, s.Skipped)
-	return err
+	if err != nil || s.Incomplete == 0 {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "  INCOMPLETE: %d sitemaps not read to their end; the pages they list past that point are neither fetched nor skip-logged\n", s.Incomplete); err != nil {
+		return err
+	}
+	shown := 0
+	for _, r := range s.Sitemaps {
+		if !r.Incomplete() {
+			continue
+		}
+		if shown == maxShown {
+			_, err := fmt.Fprintf(w, "    ... and %d more (the sitemap report lists them)\n", s.Incomplete-int64(shown))
+			return err
+		}
+		shown++
+		if _, err := fmt.Fprintf(w, "    %s: %s (%d URLs read)\n", r.URL, r.Err, r.URLs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxShown is how many incomplete sitemaps Format names.
+const maxShown = 5
+
+// Incomplete reports whether the sitemap's pages may be unknown to the
+// crawl (see Stats.Incomplete).
+func (r Result) Incomplete() bool {
+	return r.Err != "" && r.Status != 404 && r.Status != 410
 }

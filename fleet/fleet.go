@@ -115,9 +115,11 @@ func (b *Fleet) Check(j *crawler.Job) error {
 }
 
 // Open makes the process's store, pacer, robots.txt cache, counters and
-// frontier.
-func (b *Fleet) Open(j *crawler.Job) (crawler.Session, error) {
-	return openFleet(b.cfg, j)
+// frontier. Reading the crawl's settings in Redis waits while Redis is
+// unreachable, at most the store's retry budget, and never past the end
+// of ctx, the run's.
+func (b *Fleet) Open(ctx context.Context, j *crawler.Job) (crawler.Session, error) {
+	return openFleet(ctx, b.cfg, j)
 }
 
 // WithLeaseTimeout sets how long a lease on a request and a pacer
@@ -176,7 +178,7 @@ type fleet struct {
 }
 
 // openFleet makes the store, the pacer and the frontier.
-func openFleet(rc *config, j *crawler.Job) (*fleet, error) {
+func openFleet(ctx context.Context, rc *config, j *crawler.Job) (*fleet, error) {
 	log := rc.logger
 	if log == nil {
 		log = j.Logger
@@ -197,9 +199,9 @@ func openFleet(rc *config, j *crawler.Job) (*fleet, error) {
 	f := &fleet{cfg: rc, j: j, log: log, store: store, pacer: pacer, skips: crawler.NewSkipWriter(j),
 		robots: redisstore.NewRobotsCache(store), stop: make(chan struct{})}
 	f.counters = newFleetCounters(redisstore.NewCounters(store), f)
-	// Opening reads the crawl's settings in Redis; New has no context, so
-	// the wait is bounded by the store's retry budget instead.
-	ctx, cancel := context.WithTimeout(context.Background(), rc.retryFor+10*time.Second)
+	// Opening reads the crawl's settings in Redis: the wait ends with the
+	// run, or with the store's retry budget.
+	ctx, cancel := context.WithTimeout(ctx, rc.retryFor+10*time.Second)
 	defer cancel()
 	// The scope check goes first: a link it passes is queued in one
 	// round trip; one it refuses goes to the admission, which records it

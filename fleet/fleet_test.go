@@ -3,8 +3,10 @@ package fleet_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"regexp"
 	"strings"
 	"sync"
@@ -186,4 +188,29 @@ func mustFleet(t *testing.T, rdb redis.UniversalClient, id string, opts ...fleet
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestOpenEndsWithTheRun checks that a process opening a shared crawl
+// while Redis does not answer gives up when its run is cancelled, with
+// the run's error, instead of waiting out the store's retry budget.
+func TestOpenEndsWithTheRun(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing answers there now
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	b := mustFleet(t, rdb, "closed", fleet.WithRetryFor(time.Hour))
+	c, err := crawler.New("HeedBot", crawler.WithBackend(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = c.Run(ctx, "http://127.0.0.1:1/")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want the run's context.Canceled", err)
+	}
 }

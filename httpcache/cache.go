@@ -293,6 +293,9 @@ func (t *teeStream) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// Unwrap returns the stream being copied.
+func (t *teeStream) Unwrap() io.ReadCloser { return t.rc }
+
 func (t *teeStream) Close() error {
 	err := t.rc.Close()
 	if t.done {

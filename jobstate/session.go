@@ -59,8 +59,11 @@ func (b *backend) Check(j *crawler.Job) error {
 	return nil
 }
 
-// Open opens the state, the pacer and the state's frontier.
-func (b *backend) Open(j *crawler.Job) (crawler.Session, error) {
+// Open opens the state, the pacer and the state's frontier. Opening is
+// local and does not wait on anything the run's context could end, so it
+// is not consulted: a run cancelled at once still opens its state, and
+// pauses with its seeds queued.
+func (b *backend) Open(_ context.Context, j *crawler.Job) (crawler.Session, error) {
 	st, dir, err := b.open()
 	if err != nil {
 		return nil, err

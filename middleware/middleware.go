@@ -84,6 +84,10 @@ type Response struct {
 	// the Response must close it, and a stage that drops such a response
 	// closes it first. The politeness stage keeps the authority's slot
 	// until it is closed, so a long body holds its host like any request.
+	// A stage that wraps Stream gives the wrapper an Unwrap() io.ReadCloser
+	// method returning the stream it wraps, so that the reader can reach
+	// what the downloader made (package discovery stops its stream's
+	// deadline while it queues what it read).
 	Stream io.ReadCloser
 	// Truncated reports that the body was cut at the size limit.
 	Truncated bool

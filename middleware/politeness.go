@@ -103,6 +103,9 @@ type releaseOnClose struct {
 	release func()
 }
 
+// Unwrap returns the stream the slot is held for.
+func (r *releaseOnClose) Unwrap() io.ReadCloser { return r.ReadCloser }
+
 func (r *releaseOnClose) Close() error {
 	err := r.ReadCloser.Close()
 	r.once.Do(r.release)

@@ -1,0 +1,165 @@
+package discovery
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/skiplog"
+)
+
+// fakeEngine is a crawl as a Reader sees it: a frontier that knows every
+// URL once, and the records written.
+type fakeEngine struct {
+	mu      sync.Mutex
+	seen    map[string]bool
+	batches []int
+	skips   []*skiplog.Record
+	// onEnqueue, when set, runs before each batch is queued.
+	onEnqueue func(n int)
+}
+
+func (e *fakeEngine) Enqueue(_ context.Context, reqs []*frontier.Request) []frontier.PushResult {
+	if e.onEnqueue != nil {
+		e.onEnqueue(len(reqs))
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.seen == nil {
+		e.seen = map[string]bool{}
+	}
+	e.batches = append(e.batches, len(reqs))
+	res := make([]frontier.PushResult, len(reqs))
+	for i, r := range reqs {
+		if e.seen[r.URL] {
+			res[i] = frontier.Duplicate
+			continue
+		}
+		e.seen[r.URL] = true
+		res[i] = frontier.Added
+	}
+	return res
+}
+func (e *fakeEngine) Skip(rec *skiplog.Record)                       { e.skips = append(e.skips, rec) }
+func (e *fakeEngine) Fetched(string, int, int)                       {}
+func (e *fakeEngine) Redirect(context.Context, *middleware.Response) {}
+func (e *fakeEngine) Robots(string) (*middleware.RobotsEntry, bool)  { return nil, false }
+
+// read downloads and reads one sitemap as a crawl would.
+func read(t *testing.T, m *Reader, url string, timeout time.Duration) {
+	t.Helper()
+	req := &frontier.Request{URL: url, Kind: frontier.KindSitemap}
+	resp, err := Download(context.Background(), http.DefaultTransport, "HeedBot/1.0", timeout, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Handle(context.Background(), resp)
+}
+
+// urlset serves a sitemap of n URLs, the first dup of them twice; with
+// hang, the body then stalls until the request ends.
+func urlset(n, dup int, hang bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(w, "<url><loc>http://%s/p/%d</loc></url>\n", r.Host, i)
+		}
+		for i := 0; i < dup; i++ {
+			fmt.Fprintf(w, "<url><loc>http://%s/p/%d</loc></url>\n", r.Host, i)
+		}
+		if hang {
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		fmt.Fprint(w, `</urlset>`)
+	}
+}
+
+// TestPagesAreQueuedInChunksWithTheirResults checks that the pages a
+// sitemap lists are queued in chunks, not one push each, and that each
+// page's own result is counted: queued or already known.
+func TestPagesAreQueuedInChunksWithTheirResults(t *testing.T) {
+	srv := httptest.NewServer(urlset(1200, 100, false))
+	defer srv.Close()
+	eng := &fakeEngine{}
+	m := New(&Config{}, eng, nil)
+	read(t, m, srv.URL+"/sitemap.xml", 10*time.Second)
+	st := m.Stats()
+	if st.Read != 1 || st.Listed != 1300 || st.PagesQueued != 1200 || st.Duplicates != 100 || st.Skipped != 0 || st.Incomplete != 0 {
+		t.Errorf("stats %+v, want 1,300 listed: 1,200 queued and 100 known", st)
+	}
+	if want := []int{512, 512, 276}; fmt.Sprint(eng.batches) != fmt.Sprint(want) {
+		t.Errorf("batches %v, want %v", eng.batches, want)
+	}
+}
+
+// TestQueueingDoesNotSpendTheDeadline checks that the request timeout of
+// a sitemap counts the network, not the time its pages take to be
+// queued: a frontier slower than the timeout does not cut the sitemap.
+func TestQueueingDoesNotSpendTheDeadline(t *testing.T) {
+	srv := httptest.NewServer(urlset(2000, 0, false))
+	defer srv.Close()
+	const timeout = time.Second
+	var once sync.Once
+	eng := &fakeEngine{onEnqueue: func(int) {
+		// A store slower than the whole timeout, once.
+		once.Do(func() { time.Sleep(2 * timeout) })
+	}}
+	m := New(&Config{}, eng, nil)
+	read(t, m, srv.URL+"/sitemap.xml", timeout)
+	st := m.Stats()
+	if st.Read != 1 || st.Failed != 0 || st.PagesQueued != 2000 {
+		t.Errorf("stats %+v (sitemaps %+v), want the sitemap read and its 2,000 pages queued", st, st.Sitemaps)
+	}
+}
+
+// TestACutSitemapIsReportedIncomplete checks that a sitemap whose body
+// stalls past the timeout is failed, counted incomplete with its error,
+// the pages read before the cut queued, and that the summary says so.
+func TestACutSitemapIsReportedIncomplete(t *testing.T) {
+	srv := httptest.NewServer(urlset(3, 0, true))
+	defer srv.Close()
+	m := New(&Config{}, &fakeEngine{}, nil)
+	read(t, m, srv.URL+"/sitemap.xml", 300*time.Millisecond)
+	st := m.Stats()
+	if st.Failed != 1 || st.Incomplete != 1 || st.PagesQueued != 3 || len(st.Sitemaps) != 1 {
+		t.Fatalf("stats %+v, want one incomplete sitemap and its 3 pages queued", st)
+	}
+	if err := st.Sitemaps[0].Err; !strings.Contains(err, "timeout of 300ms") {
+		t.Errorf("error %q does not name the timeout", err)
+	}
+	var b bytes.Buffer
+	st.Format(&b)
+	if !strings.Contains(b.String(), "INCOMPLETE: 1 sitemaps not read to their end") || !strings.Contains(b.String(), srv.URL+"/sitemap.xml: ") {
+		t.Errorf("summary does not say the sitemap is incomplete:\n%s", b.String())
+	}
+}
+
+// TestAMissingSitemapIsNotIncomplete checks that a 404 (a missing
+// /sitemap.xml) is failed but lists nothing the crawl could miss, while a
+// 500 is incomplete.
+func TestAMissingSitemapIsNotIncomplete(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		http.Error(w, "down", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	m := New(&Config{}, &fakeEngine{}, nil)
+	read(t, m, srv.URL+"/missing.xml", time.Second)
+	read(t, m, srv.URL+"/broken.xml", time.Second)
+	if st := m.Stats(); st.Failed != 2 || st.Incomplete != 1 {
+		t.Errorf("failed %d incomplete %d, want 2 and 1", st.Failed, st.Incomplete)
+	}
+}
