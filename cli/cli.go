@@ -28,7 +28,9 @@
 // name the same file. A crawl whose feed or skip log could not be written
 // is a failed crawl (exit status 1) and says what was lost. Exit statuses:
 // 0 success, 1 a failed crawl (or, for robots check and lint, a finding),
-// 2 a usage or output error, 130 interrupted before the crawl was done.
+// 2 a usage or output error, 3 a crawl that ran to its end without
+// fetching a page although it tried (crawler.NothingFetched), 130
+// interrupted before the crawl was done.
 //
 // # Growing it
 //

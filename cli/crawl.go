@@ -45,8 +45,10 @@ queue, and a process that dies leaves its requests to them after
 --lease-timeout.
 
 Exit status: 0 when the crawl ran to its end, 1 when it failed or lost
-output, 2 on usage errors, 130 when interrupted (with --state: paused, to
-be resumed).`
+output, 2 on usage errors, 3 when it ran to its end without fetching a
+single page although it tried (robots.txt unreachable for every host,
+every fetch failed: the summary says which), 130 when interrupted (with
+--state: paused, to be resumed).`
 
 func (a *App) crawlCommand() *cobra.Command { return a.newCrawlCommand(nil) }
 
@@ -249,8 +251,17 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	if sum.Interrupted && (jobstate.InfoOf(sum) == nil || !jobstate.InfoOf(sum).Job.Complete) {
 		return &exitError{code: 130}
 	}
+	if sum.NothingFetched != nil {
+		return &exitError{code: exitNothingFetched, err: sum.NothingFetched}
+	}
 	return nil
 }
+
+// exitNothingFetched is crawl's exit status when the crawl ran to its end
+// without fetching a page although it tried (crawler.NothingFetched):
+// not a failure of heed (1) nor of the command line (2), but not a
+// success either.
+const exitNothingFetched = 3
 
 // checkAll validates every setting and the seeds, and that the outputs
 // are different files, before anything is opened.
@@ -309,6 +320,9 @@ func (f *crawlFlags) printSummary(w io.Writer, sum crawler.Summary) {
 		fmt.Fprintln(w, "crawl interrupted: URLs still queued are in the skip log as interrupted")
 	case sum.Sitemaps.Incomplete > 0:
 		fmt.Fprintf(w, "crawl INCOMPLETE: every URL discovered is fetched or in the skip log, but %d sitemaps were not read to their end, so pages they list may be neither\n", sum.Sitemaps.Incomplete)
+	}
+	if sum.NothingFetched != nil {
+		fmt.Fprintf(w, "crawl failed: %v\n", sum.NothingFetched)
 	}
 	sum.Stats.Format(w)
 	sum.Skipped.Format(w)

@@ -25,8 +25,14 @@ func (a *App) statusCommand() *cobra.Command {
 		Long: `Read the state directory of a crawl run with --state and report it: whether
 the job is complete, paused or was killed; pages, items and time over all its
 runs; the URLs queued per authority; the skip log's reasons; and the last
-robots.txt fetch of every authority. It works while no crawl uses the state;
-while one does, it says so and exits with status 1.`,
+robots.txt fetch of every authority.
+
+While a crawl runs on the state, it reports the status snapshot the crawl
+publishes in DIR/status.json every second: which process (pid, host) runs
+it since when, how fresh the snapshot is, pages, the queue and its most
+queued authorities, skip reasons, errors, and the authorities waiting on
+an unreachable robots.txt. A snapshot left by a process that died (kill
+-9) is said to be stale.`,
 		Example: `  heed status --state job1
   heed status --state job1 --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -36,15 +42,8 @@ while one does, it says so and exits with status 1.`,
 			if len(args) > 0 {
 				return usageError("status takes no arguments (did you mean --state %s?)", args[0])
 			}
-			rep, err := jobstate.Read(dir)
-			var busy *jobstate.BusyError
+			rep, err := jobstate.Status(dir)
 			switch {
-			case errors.As(err, &busy):
-				who := "a crawl"
-				if busy.PID > 0 {
-					who = fmt.Sprintf("a crawl (pid %d)", busy.PID)
-				}
-				return &exitError{code: 1, err: fmt.Errorf("%s is using the state %s; status reads a state only while no crawl runs on it (the crawl's --stats-interval or --metrics show its progress live)", who, dir)}
 			case errors.Is(err, jobstate.ErrNotState):
 				return &exitError{code: 2, err: err}
 			case err != nil:
@@ -54,6 +53,9 @@ while one does, it says so and exits with status 1.`,
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
+			}
+			if rep.Running {
+				return formatRunning(stdout, rep, time.Now())
 			}
 			return formatStatus(stdout, rep, time.Now())
 		},
@@ -77,6 +79,10 @@ func formatStatus(w io.Writer, rep *jobstate.Report, now time.Time) error {
 			ago(job.LastStart, now), fs.Queued, fs.Leased)
 	default:
 		fmt.Fprintf(w, "job: paused (stopped %s): %d URLs queued; run the same crawl command to resume\n", ago(job.Stopped, now), fs.Queued)
+	}
+	if l := rep.Live; l != nil && l.Running {
+		fmt.Fprintf(w, "status snapshot: stale: written by pid %d on %s %s; that process is gone without closing the job\n",
+			l.PID, l.Host, ago(l.Updated, now))
 	}
 	if job.Runs > 0 {
 		fmt.Fprintf(w, "runs: %d since %s (agent %s)\n", job.Runs, job.Started.Format(time.RFC3339), job.Agent)

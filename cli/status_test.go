@@ -67,10 +67,10 @@ func TestStatusErrors(t *testing.T) {
 	if _, err := s.OpenFrontier(); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := runHeed(t, "status", "--state", dir)
+	code, out, errOut := runHeed(t, "status", "--state", dir)
 	s.Close()
-	if code != 1 || !strings.Contains(errOut, "is using the state") || !strings.Contains(errOut, "pid") {
-		t.Errorf("status of a state in use: exit %d\n%s", code, errOut)
+	if code != 0 || !strings.Contains(out, "job: running: a crawl (pid") || !strings.Contains(out, "no status snapshot yet") {
+		t.Errorf("status of a state in use: exit %d\n%s%s", code, out, errOut)
 	}
 	if code, out, errOut := runHeed(t, "status", "--state", dir); code != 0 || !strings.Contains(out, "job: never started") {
 		t.Errorf("status once the crawl is gone: exit %d\n%s%s", code, out, errOut)

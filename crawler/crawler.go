@@ -217,6 +217,11 @@ type Summary struct {
 	// fleet's gives the whole crawl's counts (Stats and Skipped above are
 	// this process's). Nil for the in-memory default.
 	Backend BackendSummary
+	// NothingFetched is set when the crawl ran to its end without
+	// fetching a single page although it tried: every URL failed (see
+	// NothingFetched). Nil otherwise, a crawl that robots.txt or its
+	// scope left with nothing to fetch included.
+	NothingFetched *NothingFetched
 }
 
 // Run crawls from the seeds until the frontier is exhausted or ctx is
@@ -265,6 +270,7 @@ type run struct {
 
 	said    once // warnings said once per crawl (logging.go)
 	follows follows
+	fails   failures  // the first error of a URL that could not be fetched (nothing.go)
 	held    heldLinks // links not followed for nofollow (pagesignals.go)
 	// record, in a run made by Parse, collects what callbacks emit and
 	// follow instead of the pipelines and the frontier (parse.go).
@@ -418,6 +424,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	ierr := r.items.close()
 	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
+	sum.NothingFetched = nothingFetched(&sum, r.fails.firstErr())
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
 		ierr = err
@@ -472,7 +479,9 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 	default:
 		r.handle(ctx, resp)
 	}
-	r.done(ctx, req)
+	// The page's links, buffered while its callbacks ran, are pushed
+	// as its lease ends: in one call where the frontier can.
+	r.flushFollows(ctx, req)
 }
 
 func (r *run) done(ctx context.Context, req *frontier.Request) {
@@ -500,9 +509,9 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 		r.redirect(ctx, resp)
 		return
 	}
-	// The page's links are pushed when its callbacks are done, at once.
+	// The page's links are pushed when its callbacks are done, at once,
+	// by process.
 	r.collectFollows(req)
-	defer r.flushFollows(ctx, req)
 	if resp.Status < 200 || resp.Status >= 300 {
 		r.dispatchError(ctx, resp)
 		return
@@ -560,6 +569,7 @@ func (r *run) skip(rec *skiplog.Record) {
 		return // the URL has its record, from this run or an earlier one
 	}
 	r.stats.Skipped(rec)
+	r.fails.saw(rec)
 	r.sess.Count(Event{Kind: Skipped, Authority: rec.Authority, Reason: rec.Reason})
 	r.c.hooks.skipped(rec)
 }

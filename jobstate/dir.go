@@ -31,6 +31,8 @@ import (
 //	DIR/skipped.jsonl   the skip log, one fsync per record
 //	DIR/integrity.json  what the last checkpoint recorded, checked by Open
 //	                    (see DamageError)
+//	DIR/status.json     the running crawl's status snapshot (Live), replaced
+//	                    at every checkpoint, for heed status while it runs
 //
 // Robots records and budget admissions are written (and fsync'd) as they
 // happen; the job record, statistics and pacing every second and when the

@@ -27,7 +27,12 @@
 // when the run begins, New(s) uses any State. State is the interface
 // behind it; DirState keeps it on local disk (the durable frontier of
 // package frontier/durable, on Pebble, holds the records beside the
-// queue). Read reads a state without changing it, for `heed status`.
+// queue). Read reads a state without changing it while no crawl runs on
+// it; Status reads it whether or not one does, for `heed status`: a
+// running crawl publishes a small status snapshot (Live, DIR/status.json)
+// at every checkpoint and when it stops, written to a temporary file
+// renamed over the last, so that it can be watched without its lock and
+// without ever waiting for the watcher.
 //
 // # Damage
 //

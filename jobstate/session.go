@@ -95,6 +95,7 @@ type session struct {
 
 	mu       sync.Mutex // serialises checkpoints
 	lastPace map[string]politeness.AuthorityState
+	live     liveWriter // the status snapshot, DIR/status.json (live.go)
 	stop     chan struct{}
 	done     chan struct{}
 	err      error // the first failed durable write
@@ -180,6 +181,7 @@ func (s *session) resume() error {
 	}
 	job.Runs++
 	job.LastStart, job.Stopped, job.Running, job.Complete = now, time.Time{}, true, false
+	s.live.start()
 	job.Agent, job.Scope = s.j.Agent, append([]string(nil), s.j.Scope...)
 	if len(s.j.Seeds) > 0 || job.Runs == 1 {
 		job.Seeds = append([]string(nil), s.j.Seeds...)
@@ -281,6 +283,7 @@ func (s *session) checkpoint() error {
 	if err == nil {
 		s.lastPace = now
 	}
+	s.live.write(s.dir, s.job, &snap, s.front.Stats().ByAuthority, s.j.Logger)
 	return err
 }
 

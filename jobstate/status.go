@@ -22,6 +22,17 @@ import (
 // status` prints it.
 type Report struct {
 	Dir string `json:"dir"`
+	// Running says a crawl holds the state now (Status): the report then
+	// has only Job, PID and Live, from the crawl's status snapshot, since
+	// the state itself is the crawl's to read.
+	Running bool `json:"running"`
+	// PID is the process holding the state, while Running.
+	PID int `json:"pid,omitempty"`
+	// Live is the last status snapshot a crawl published (nil if none
+	// did): the running crawl's, or, when Running is false, the last
+	// run's; one whose own Running is true then was left by a process
+	// that died, and is stale.
+	Live *Live `json:"live,omitempty"`
 	// Job is the job record; Job.Running while no process holds the
 	// state means the last run was killed.
 	Job Job `json:"job"`
@@ -31,12 +42,12 @@ type Report struct {
 	// Frontier is the frontier's status: counts, queue size and hold per
 	// authority, and leases (requests in flight when the last process
 	// stopped, which the next run fetches again).
-	Frontier durable.Status `json:"frontier"`
+	Frontier durable.Status `json:"frontier,omitzero"`
 	// Skipped counts the skip log's records.
-	Skipped skiplog.Summary `json:"skipped"`
+	Skipped skiplog.Summary `json:"skipped,omitzero"`
 	// Robots is the last robots.txt fetch of each authority, in authority
 	// order.
-	Robots []RobotsReport `json:"robots"`
+	Robots []RobotsReport `json:"robots,omitempty"`
 }
 
 // RobotsReport is one authority's robots.txt as a state records it.
@@ -126,6 +137,36 @@ func Read(dir string) (*Report, error) {
 	sort.Slice(rep.Robots, func(i, j int) bool { return rep.Robots[i].Authority < rep.Robots[j].Authority })
 	if rep.Skipped, err = readSkipSummary(filepath.Join(dir, stateSkipLogName)); err != nil {
 		return nil, err
+	}
+	return rep, nil
+}
+
+// Status reports the state in dir whether or not a crawl runs on it:
+// while none does, it is Read's report with the last status snapshot
+// (Live); while one does, the report is that crawl's status snapshot
+// (Running, PID, Job, Live; Live nil if the crawl has not published one
+// yet). A damaged snapshot is an error only while the crawl runs; at
+// rest the state itself is reported and the snapshot left out.
+func Status(dir string) (*Report, error) {
+	rep, err := Read(dir)
+	var busy *BusyError
+	if errors.As(err, &busy) {
+		rep = &Report{Dir: dir, Running: true, PID: busy.PID}
+		l, err := ReadLive(dir)
+		switch {
+		case errors.Is(err, ErrNoLive):
+		case err != nil:
+			return nil, err
+		default:
+			rep.Live, rep.Job = l, l.Job
+		}
+		return rep, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if l, err := ReadLive(dir); err == nil {
+		rep.Live = l
 	}
 	return rep, nil
 }
