@@ -560,6 +560,11 @@ func (r *run) pushed(req *frontier.Request, res frontier.PushResult, err error) 
 
 // skip writes one skip-log record and tells the hooks.
 func (r *run) skip(rec *skiplog.Record) {
+	// One URL, one form: a URL a sitemap lists as written and a page
+	// links to is one URL to the backend's one-record-per-URL rule.
+	if c, err := frontier.Canonicalize(rec.URL); err == nil {
+		rec.URL = c
+	}
 	if rec.Authority == "" {
 		if a, err := frontier.Authority(rec.URL); err == nil {
 			rec.Authority = a
