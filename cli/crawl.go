@@ -154,6 +154,7 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	if err := f.checkAll(seeds); err != nil {
 		return cfg.locate(err)
 	}
+	f.connFlags.warn(stderr, a.name)
 
 	l := optionList{fs: cmd.Flags()}
 	f.options(&l, stderr)
@@ -329,6 +330,9 @@ func (f *crawlFlags) printSummary(w io.Writer, sum crawler.Summary) {
 	}
 	if f.out != "" {
 		fmt.Fprintf(w, "items: %s\n", f.out)
+	}
+	if f.insecure {
+		fmt.Fprintln(w, insecureWarning)
 	}
 }
 

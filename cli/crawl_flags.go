@@ -19,23 +19,26 @@ type crawlFlags struct {
 	formatFlag
 	signalFlags
 	cacheFlags
-	out        string
-	workers    int
-	perHost    int
-	depth      int
-	maxPages   int
-	maxPerHost int
-	domains    []string
-	include    []string
-	exclude    []string
-	robotsAge  time.Duration
-	state      string
-	spider     string
-	config     string
-	skiplogSet bool         // --skiplog was given (on the command line or in --config)
-	sm         sitemapFlags // see inventory.go
-	fleet      fleetFlags   // see redis.go
-	groups     []FlagGroup  // --metrics, --stats-interval, the program's own
+	connFlags   // see transport_flags.go
+	maxBodyFlag // see transport_flags.go
+	retryFlags  // see transport_flags.go
+	out         string
+	workers     int
+	perHost     int
+	depth       int
+	maxPages    int
+	maxPerHost  int
+	domains     []string
+	include     []string
+	exclude     []string
+	robotsAge   time.Duration
+	state       string
+	spider      string
+	config      string
+	skiplogSet  bool         // --skiplog was given (on the command line or in --config)
+	sm          sitemapFlags // see inventory.go
+	fleet       fleetFlags   // see redis.go
+	groups      []FlagGroup  // --metrics, --stats-interval, the program's own
 }
 
 func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
@@ -47,6 +50,9 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 	f.formatFlag.register(fl)
 	f.signalFlags.register(fl)
 	f.cacheFlags.register(fl)
+	f.connFlags.register(fl)
+	f.maxBodyFlag.register(fl)
+	f.retryFlags.register(fl)
 	fl.StringVar(&f.out, "out", "", "write the spider's items to this feed: .jsonl, .json or .csv, optionally .gz; - for stdout (with --format)")
 	fl.IntVar(&f.workers, "concurrency", 16, "requests in flight in total")
 	fl.IntVar(&f.perHost, "per-host", 1, "requests in flight per host (authority) when --delay is 0 and the host has no Crawl-delay; a spaced host always has one")
@@ -69,6 +75,7 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 // check validates every setting but the seeds and the outputs' paths.
 func (f *crawlFlags) check() error {
 	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(), f.signalFlags.check(), f.cacheFlags.check(),
+		f.connFlags.check(), f.maxBodyFlag.check(), f.retryFlags.check(),
 		atLeastN("concurrency", f.workers, 1, "must be at least 1"),
 		atLeastN("per-host", f.perHost, 1, "must be at least 1"),
 		atLeastN("depth", f.depth, 0, "must be 0 (no limit) or more"),
@@ -112,6 +119,9 @@ func (f *crawlFlags) options(l *optionList, stderr io.Writer) {
 	l.add("max-pages-per-host", crawler.WithMaxPagesPerHost(f.maxPerHost))
 	l.add("robots-max-age", crawler.WithRobotsMaxAge(f.robotsAge))
 	f.signalFlags.options(l)
+	l.add("max-body", crawler.WithMaxBodySize(f.maxBodyFlag.bytes()))
+	f.retryFlags.options(l)
+	l.always(f.connFlags.crawlerOptions()...)
 	if f.userAgent != "" {
 		l.always(crawler.WithUserAgent(f.userAgent))
 	}

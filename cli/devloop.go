@@ -34,19 +34,24 @@ type oneFlags struct {
 	agentFlags
 	timeoutFlag
 	cacheFlags
-	maxBody int
+	connFlags
+	maxBodyFlag
+	// warnTo and program are where and as whom fetchOne warns of what
+	// the flags weaken (--insecure-skip-verify).
+	warnTo  io.Writer
+	program string
 }
 
 func (f *oneFlags) register(fs *pflag.FlagSet, spiderName string) {
 	f.agentFlags.register(fs, spiderName)
 	f.timeoutFlag.register(fs)
 	f.cacheFlags.register(fs)
-	fs.IntVar(&f.maxBody, "max-body", 10<<20, "cut the body after this many bytes, after decompression")
+	f.connFlags.register(fs)
+	f.maxBodyFlag.register(fs)
 }
 
 func (f *oneFlags) check() error {
-	return firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.cacheFlags.check(),
-		atLeastN("max-body", f.maxBody, 1, "must be at least 1"))
+	return firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.cacheFlags.check(), f.connFlags.check(), f.maxBodyFlag.check())
 }
 
 // fetched is what fetchOne got: the response, or the skip-log record
@@ -61,8 +66,12 @@ type fetched struct {
 // decompression, size limit, redirects each checked), and returns the
 // final response or the record of the exclusion.
 func (f *oneFlags) fetchOne(ctx context.Context, rawURL string, extra ...crawler.Option) (*fetched, error) {
-	opts := []crawler.Option{crawler.WithDelay(0), crawler.WithTimeout(f.timeout), crawler.WithMaxBodySize(f.maxBody),
+	if f.warnTo != nil {
+		f.connFlags.warn(f.warnTo, f.program)
+	}
+	opts := []crawler.Option{crawler.WithDelay(0), crawler.WithTimeout(f.timeout), crawler.WithMaxBodySize(f.maxBodyFlag.bytes()),
 		crawler.WithWorkers(1), crawler.WithRetries(0, 0)}
+	opts = append(opts, f.connFlags.crawlerOptions()...)
 	if f.userAgent != "" {
 		opts = append(opts, crawler.WithUserAgent(f.userAgent))
 	}
@@ -110,7 +119,7 @@ func printRefusal(w io.Writer, rec *skiplog.Record) error {
 }
 
 func (a *App) fetchCommand() *cobra.Command {
-	var f oneFlags
+	f := oneFlags{warnTo: a.stderr, program: a.name}
 	var out, fixture string
 	cmd := &cobra.Command{
 		Use:   "fetch --agent TOKEN URL",
@@ -197,7 +206,7 @@ func printHead(w io.Writer, r *crawler.Response, sum crawler.Summary) {
 }
 
 func (a *App) selectCommand() *cobra.Command {
-	var f oneFlags
+	f := oneFlags{warnTo: a.stderr, program: a.name}
 	var attr string
 	var outer, xpath bool
 	cmd := &cobra.Command{
@@ -323,7 +332,7 @@ func selectXPath(body []byte, sel, attr string, outer bool) ([]string, error) {
 }
 
 func (a *App) parseCommand() *cobra.Command {
-	var f oneFlags
+	f := oneFlags{warnTo: a.stderr, program: a.name}
 	var callback, spiderFlag, fixtureURL string
 	cmd := &cobra.Command{
 		Use:   "parse URL|FILE --callback NAME",

@@ -85,8 +85,9 @@ type inventoryFlags struct {
 	paceFlags
 	reportFlags
 	formatFlag
-	out string
-	sm  sitemapFlags
+	connFlags // see transport_flags.go
+	out       string
+	sm        sitemapFlags
 }
 
 func (a *App) inventoryCommand() *cobra.Command {
@@ -130,6 +131,7 @@ unreachable), 2 on usage or output errors, 130 when interrupted.`,
 	f.paceFlags.register(fl)
 	f.reportFlags.register(fl)
 	f.formatFlag.register(fl)
+	f.connFlags.register(fl)
 	fl.StringVar(&f.out, "out", "", "write the rows to this file (default: standard output)")
 	f.sm.registerSources(fl)
 	return cmd
@@ -138,7 +140,7 @@ unreachable), 2 on usage or output errors, 130 when interrupted.`,
 // check validates every setting and the outputs' paths, before anything
 // is opened.
 func (f *inventoryFlags) check(cmd *cobra.Command, sites []string) error {
-	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check()); err != nil {
+	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(), f.connFlags.check()); err != nil {
 		return err
 	}
 	if len(sites) == 0 && len(f.sm.urls) == 0 {
@@ -181,6 +183,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 		l.always(crawler.WithLogger(lg))
 	}
 	opts = append(opts, l.with(nil)...)
+	opts = append(opts, f.connFlags.crawlerOptions()...)
 	var skipFile lateFile
 	if f.skiplog != "" {
 		opts = append(opts, crawler.WithSkipLog(&skipFile))
@@ -192,6 +195,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 	if note := robots.TokenNote(f.agent); note != "" {
 		fmt.Fprintln(stderr, "heed: note: "+note)
 	}
+	f.connFlags.warn(stderr, "heed")
 
 	// Only now, with every option accepted, are files opened.
 	if f.skiplog != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedcrawl/heed/aipref"
+	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/robots"
@@ -63,6 +64,7 @@ func (a *App) robotsCheckCommand() *cobra.Command {
 	stdout := a.stdout
 	var af agentFlags
 	var tf timeoutFlag
+	var cf connFlags
 	var pf purposeFlag
 	var source string
 	var asJSON bool
@@ -89,7 +91,7 @@ Exit status: 0 when every URL is allowed, 1 when at least one is not,
 		Example: `  heed robots check --agent ExampleBot https://example.com/private/page
   heed robots check --agent ExampleBot --robots robots.txt --json /a /b?q=1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := firstError(af.check(), tf.check(), pf.check()); err != nil {
+			if err := firstError(af.check(), tf.check(), cf.check(), pf.check()); err != nil {
 				return err
 			}
 			if len(args) == 0 {
@@ -102,7 +104,12 @@ Exit status: 0 when every URL is allowed, 1 when at least one is not,
 					}
 				}
 			}
-			fetch := &middleware.HTTPFetcher{Client: &http.Client{Timeout: tf.timeout}, UserAgent: af.effectiveUserAgent()}
+			st, err := crawler.ResolveSettings(af.agent, cf.crawlerOptions()...)
+			if err != nil {
+				return usageError("%v", err)
+			}
+			cf.warn(a.stderr, a.name)
+			fetch := &middleware.HTTPFetcher{Client: &http.Client{Timeout: tf.timeout, Transport: st.Transport}, UserAgent: af.effectiveUserAgent()}
 			results, err := robotsCheck(cmd.Context(), af.agent, source, args, fetch)
 			if err != nil {
 				return &exitError{code: 2, err: err}
@@ -138,6 +145,7 @@ Exit status: 0 when every URL is allowed, 1 when at least one is not,
 	af.names = true
 	af.register(fl, a.agentDefault())
 	tf.register(fl)
+	cf.register(fl)
 	pf.register(fl, "also show the robots.txt usage preference for this purpose, with its deciding line")
 	fl.StringVar(&source, "robots", "", "check against this robots.txt (file path or URL) instead of each URL's own")
 	fl.BoolVar(&asJSON, "json", false, "one JSON object per line per URL")

@@ -463,7 +463,9 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 	default:
 		r.handle(ctx, resp)
 	}
-	r.done(ctx, req)
+	// The page's links, buffered while its callbacks ran, are pushed
+	// as its lease ends: in one call where the frontier can.
+	r.flushFollows(ctx, req)
 }
 
 func (r *run) done(ctx context.Context, req *frontier.Request) {
@@ -491,9 +493,9 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 		r.redirect(ctx, resp)
 		return
 	}
-	// The page's links are pushed when its callbacks are done, at once.
+	// The page's links are pushed when its callbacks are done, at once,
+	// by process.
 	r.collectFollows(req)
-	defer r.flushFollows(ctx, req)
 	if resp.Status < 200 || resp.Status >= 300 {
 		r.dispatchError(ctx, resp)
 		return

@@ -53,7 +53,9 @@ func (r *run) collectFollows(parent *frontier.Request) {
 	f.mu.Unlock()
 }
 
-// flushFollows pushes parent's buffered links.
+// flushFollows pushes parent's buffered links, if any, and ends parent's
+// lease: in one call when the frontier is a completer, the links first
+// otherwise.
 func (r *run) flushFollows(ctx context.Context, parent *frontier.Request) {
 	f := &r.follows
 	f.mu.Lock()
@@ -61,6 +63,7 @@ func (r *run) flushFollows(ctx context.Context, parent *frontier.Request) {
 	delete(f.open, parent)
 	f.mu.Unlock()
 	if buf == nil {
+		r.done(ctx, parent)
 		return
 	}
 	if buf.dropped > 0 {
@@ -68,7 +71,26 @@ func (r *run) flushFollows(ctx context.Context, parent *frontier.Request) {
 		r.cfg.logger.Warn("links over the page's limit not followed", "url", parent.URL,
 			"followed", len(buf.reqs), "not_followed", buf.dropped, "limit", r.cfg.maxLinks)
 	}
-	r.enqueueAll(ctx, buf.reqs)
+	c, ok := r.front.(completer)
+	if !ok {
+		r.enqueueAll(ctx, buf.reqs)
+		r.done(ctx, parent)
+		return
+	}
+	res, errs, err := c.Complete(ctx, parent, buf.reqs)
+	for i, req := range buf.reqs {
+		r.pushed(req, res[i], errs[i])
+	}
+	if err != nil {
+		r.cfg.logger.Error("frontier done", "url", parent.URL, "error", err)
+	}
+}
+
+// completer is a frontier that queues a page's links and ends the page's
+// lease in one call (redisfrontier.Frontier: one round trip to Redis
+// instead of two).
+type completer interface {
+	Complete(ctx context.Context, req *frontier.Request, links []*frontier.Request) ([]frontier.PushResult, []error, error)
 }
 
 // batchPusher is a frontier that pushes many requests at once

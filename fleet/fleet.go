@@ -58,10 +58,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -432,45 +430,31 @@ func (f *fleet) close() {
 
 // Summary is what a process of a shared crawl reports of the whole crawl
 // when it stops (crawler.Summary.Backend): the counts of every process,
-// read from Redis, and what is left. crawler.Summary.Stats holds this
-// process's own counts.
-type Summary struct {
-	// CrawlID names the crawl.
-	CrawlID string `json:"crawl_id"`
-	// Pages and Bytes count the responses downloaded by all processes;
-	// Statuses counts them by status.
-	Pages    int64         `json:"pages"`
-	Bytes    int64         `json:"bytes"`
-	Statuses map[int]int64 `json:"statuses"`
-	// Skipped counts the skip-log records of all processes by reason.
-	Skipped map[skiplog.Reason]int64 `json:"skipped"`
-	// Robots counts robots.txt fetches by outcome.
-	Robots map[string]int64 `json:"robots"`
-	// Queued and Leased are the crawl's requests left when this process
-	// stopped: queued, and handed out to a process.
-	Queued int `json:"queued"`
-	Leased int `json:"leased"`
-	// Reclaimed counts leases that expired and whose requests were given
-	// to another process: the bound on the URLs fetched twice.
-	Reclaimed int `json:"reclaimed"`
-	// Done says nothing was queued or leased anywhere in the crawl.
-	Done bool `json:"complete"`
-	// Err says why the crawl-wide counts could not be read, if they
-	// could not; the other fields are then zero.
-	Err string `json:"error,omitempty"`
-}
+// read from Redis, and what is left (see stats.Shared, its Format and
+// Complete). crawler.Summary.Stats holds this process's own counts.
+type Summary = stats.Shared
 
 // summary reads the crawl-wide counts.
 func (f *fleet) summary() *Summary {
-	s := &Summary{CrawlID: f.cfg.crawlID, Statuses: map[int]int64{}, Skipped: map[skiplog.Reason]int64{}, Robots: map[string]int64{}}
 	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.retryFor+5*time.Second)
 	defer cancel()
 	tot, err := f.counters.c.Read(ctx)
 	if err != nil {
-		s.Err = err.Error()
-		return s
+		return &Summary{CrawlID: f.cfg.crawlID, Err: err.Error()}
 	}
-	s.Pages, s.Bytes, s.Statuses = tot.Pages, tot.Bytes, tot.Statuses
+	cn, err := f.front.Counts(ctx)
+	if err != nil {
+		return &Summary{CrawlID: f.cfg.crawlID, Err: err.Error()}
+	}
+	return Summarize(f.cfg.crawlID, tot, cn)
+}
+
+// Summarize is the summary of the crawl crawlID from its counters and its
+// queue's counts, as read from Redis by a process of the crawl or by a
+// reader that does not join it (heed's fleet page).
+func Summarize(crawlID string, tot *redisstore.Totals, cn redisfrontier.Counts) *Summary {
+	s := &Summary{CrawlID: crawlID, Pages: tot.Pages, Bytes: tot.Bytes, Statuses: tot.Statuses,
+		Skipped: map[skiplog.Reason]int64{}, Robots: map[string]int64{}}
 	for r, n := range tot.Skipped {
 		s.Skipped[skiplog.Reason(r)] = n
 	}
@@ -479,23 +463,10 @@ func (f *fleet) summary() *Summary {
 			s.Robots[st] = n
 		}
 	}
-	cn, err := f.front.Counts(ctx)
-	if err != nil {
-		s.Err = err.Error()
-		return s
-	}
 	s.Queued, s.Leased, s.Reclaimed = cn.Queued, cn.Leased, cn.Reclaimed
 	s.Done = cn.Queued == 0 && cn.Leased == 0 && cn.Admitting == 0
 	return s
 }
-
-// Complete says nothing was queued or leased anywhere in the crawl.
-func (s *Summary) Complete() bool { return s.Done }
-
-// FetchedPages counts the pages every process of the crawl fetched: a
-// process that fetched none while the others did has not failed (see
-// crawler.NothingFetched).
-func (s *Summary) FetchedPages() int64 { return s.Pages }
 
 // finished records the crawl as finished, with its counts, by the
 // store's clock; a failure is logged (the crawl is finished all the same,
@@ -521,37 +492,4 @@ func (f *fleet) finished(s *Summary) {
 func SummaryOf(sum crawler.Summary) *Summary {
 	s, _ := sum.Backend.(*Summary)
 	return s
-}
-
-// Format writes the crawl-wide summary as a few lines.
-func (s *Summary) Format(w io.Writer) error {
-	if s.Err != "" {
-		_, err := fmt.Fprintf(w, "crawl %s (all processes): counts unavailable: %s\n", s.CrawlID, s.Err)
-		return err
-	}
-	state := "complete: nothing queued or in flight in any process"
-	if !s.Done {
-		state = fmt.Sprintf("%d URLs queued and %d in flight, left to the other processes (run again with the same --crawl-id to help)", s.Queued, s.Leased)
-	}
-	var skipped int64
-	for _, n := range s.Skipped {
-		skipped += n
-	}
-	if _, err := fmt.Fprintf(w, "crawl %s (all processes): %d pages (%s), %d skipped, %d leases reclaimed from stopped processes; %s\n",
-		s.CrawlID, s.Pages, stats.FormatBytes(s.Bytes), skipped, s.Reclaimed, state); err != nil {
-		return err
-	}
-	if len(s.Skipped) > 0 {
-		reasons := make([]string, 0, len(s.Skipped))
-		for r := range s.Skipped {
-			reasons = append(reasons, string(r))
-		}
-		sort.Strings(reasons)
-		fmt.Fprint(w, "  skipped by reason:")
-		for _, r := range reasons {
-			fmt.Fprintf(w, " %s=%d", r, s.Skipped[skiplog.Reason(r)])
-		}
-		fmt.Fprintln(w)
-	}
-	return nil
 }

@@ -88,6 +88,34 @@ func (w *fleetFrontier) PushBatch(ctx context.Context, reqs []*frontier.Request)
 	}
 }
 
+// Complete queues a page's links and ends its lease in one round trip
+// (see redisfrontier.Frontier.Complete). When Redis cannot be reached, the
+// links not queued are pushed again and the lease ended as PushBatch and
+// Done do, waiting for Redis; the lease is renewed meanwhile.
+func (w *fleetFrontier) Complete(ctx context.Context, req *frontier.Request, links []*frontier.Request) ([]frontier.PushResult, []error, error) {
+	res, errs, err := w.Frontier.Complete(ctx, req, links)
+	if !errors.Is(err, redisstore.ErrUnavailable) {
+		return res, errs, err
+	}
+	var again []int
+	for i, e := range errs {
+		if errors.Is(e, redisstore.ErrUnavailable) {
+			again = append(again, i)
+		}
+	}
+	if len(again) > 0 {
+		sub := make([]*frontier.Request, len(again))
+		for k, i := range again {
+			sub[k] = links[i]
+		}
+		r2, e2 := w.PushBatch(ctx, sub)
+		for k, i := range again {
+			res[i], errs[i] = r2[k], e2[k]
+		}
+	}
+	return res, errs, w.Done(ctx, req)
+}
+
 // Next waits for Redis as long as ctx lasts: a worker does not stop
 // because Redis is restarting.
 func (w *fleetFrontier) Next(ctx context.Context) (*frontier.Request, error) {

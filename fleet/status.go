@@ -87,7 +87,7 @@ func ReadStatus(ctx context.Context, rdb redis.UniversalClient, crawlID string) 
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{CrawlID: crawlID, Statuses: map[int]int64{}, Skipped: map[skiplog.Reason]int64{}, Robots: map[string]int64{}}
+	st := &Status{CrawlID: crawlID}
 	if st.Processes, st.Now, err = readProcesses(ctx, store); err != nil {
 		return nil, fmt.Errorf("fleet: processes: %w", err)
 	}
@@ -95,24 +95,17 @@ func ReadStatus(ctx context.Context, rdb redis.UniversalClient, crawlID string) 
 	if err != nil {
 		return nil, fmt.Errorf("fleet: counters: %w", err)
 	}
-	st.Pages, st.Bytes, st.Statuses = tot.Pages, tot.Bytes, tot.Statuses
-	for r, n := range tot.Skipped {
-		st.Skipped[skiplog.Reason(r)] = n
-	}
-	for name, n := range tot.Named {
-		if s, ok := strings.CutPrefix(name, robotsCounter); ok {
-			st.Robots[s] = n
-		}
-	}
 	cn, err := redisfrontier.ReadCounts(ctx, store)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: queue: %w", err)
 	}
+	sum := Summarize(crawlID, tot, cn)
+	st.Pages, st.Bytes, st.Statuses, st.Skipped, st.Robots = sum.Pages, sum.Bytes, sum.Statuses, sum.Skipped, sum.Robots
 	st.Queued, st.Leased, st.Reclaimed, st.Seen, st.ByAuthority = cn.Queued, cn.Leased, cn.Reclaimed, cn.Seen, cn.ByAuthority
 	if st.Finished, err = readFinished(ctx, store); err != nil {
 		return nil, err
 	}
-	exhausted := cn.Queued == 0 && cn.Leased == 0 && cn.Admitting == 0
+	exhausted := sum.Done
 	switch {
 	case st.Live() > 0:
 		st.State = StateRunning

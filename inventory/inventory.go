@@ -53,7 +53,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/heedcrawl/heed/aipref"
 	"io"
 	"net/http"
 	"net/url"
@@ -442,23 +441,9 @@ func (iv *inventoryRun) verdict(ctx context.Context, row *Row) error {
 	if e.State == middleware.RobotsAvailable {
 		ev := d.Evidence()
 		row.Line, row.Rule, row.Group = ev.Line, ev.Rule, ev.Group
-		row.Usage = UsageSummary(e, u)
+		row.Usage = middleware.UsageSummary(e, u)
 	}
 	return nil
-}
-
-// UsageSummary is the robots.txt usage preference of u in one cell, as
-// Row.Usage and `heed robots check --purpose` write it: every
-// category of the vocabulary with a y or n, and the line that decided.
-func UsageSummary(e *middleware.RobotsEntry, u *url.URL) string {
-	var parts []string
-	for _, c := range aipref.Categories {
-		d := middleware.DecideUsage(e, u, nil, c.Label)
-		if d.Value != aipref.Unknown && d.By != nil {
-			parts = append(parts, fmt.Sprintf("%s=%s (line %d)", c.Label, d.Value, d.By.Line))
-		}
-	}
-	return strings.Join(parts, "; ")
 }
 
 func (iv *inventoryRun) skip(rec *skiplog.Record) {

@@ -1,34 +1,14 @@
 package inventory_test
 
 import (
-	"net/url"
-	"strings"
 	"testing"
 
-	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/inventory"
-	"github.com/heedcrawl/heed/middleware"
 )
 
-// TestInventoryUsageColumn checks the inventory's usage cell, read from
-// robots.txt alone, on the usage host's robots.txt.
-func TestInventoryUsageColumn(t *testing.T) {
-	body := []byte(strings.Join(testweb.UsageRobotsTxt, "\n") + "\n")
-	rf := &middleware.RobotsFetch{URL: "http://a.test/robots.txt", FinalURL: "http://a.test/robots.txt", Status: 200, State: middleware.RobotsAvailable, Body: body}
-	e := middleware.NewRobotsEntry("http://a.test", rf, "HeedBot", 0)
-	tests := []struct{ path, want string }{
-		{"/", "train-ai=n (line 4)"},
-		{"/open/a", "train-ai=y (line 5)"},
-		{"/conflict/a", "train-ai=n (line 7)"},
-		{"/search/a", "search=n (line 8)"},
-		{"/private/x", ""}, // not crawlable: no preference applies
-	}
-	for _, tt := range tests {
-		u, _ := url.Parse("http://a.test" + tt.path)
-		if got := inventory.UsageSummary(e, u); got != tt.want {
-			t.Errorf("%s: %q, want %q", tt.path, got, tt.want)
-		}
-	}
+// TestInventoryColumns checks the inventory's last column is the usage
+// cell (middleware.UsageSummary, tested there).
+func TestInventoryColumns(t *testing.T) {
 	if len(inventory.Columns) == 0 || inventory.Columns[len(inventory.Columns)-1] != "usage" {
 		t.Errorf("columns %v", inventory.Columns)
 	}

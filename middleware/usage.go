@@ -1,8 +1,10 @@
 package middleware
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/heedcrawl/heed/aipref"
 	"github.com/heedcrawl/heed/skiplog"
@@ -53,4 +55,20 @@ func UsageEvidence(d aipref.Decision) *skiplog.Usage {
 		ev.URL = d.By.URL
 	}
 	return ev
+}
+
+// UsageSummary is the robots.txt usage preference of u in one cell, as
+// the sitemap inventory's usage column writes it: every category of the
+// vocabulary that robots.txt gives a y or an n, with the line that
+// decided ("train-ai=n (line 4); search=y (line 9)"), decided by
+// DecideUsage from robots.txt alone; "" when none applies.
+func UsageSummary(e *RobotsEntry, u *url.URL) string {
+	var parts []string
+	for _, c := range aipref.Categories {
+		d := DecideUsage(e, u, nil, c.Label)
+		if d.Value != aipref.Unknown && d.By != nil {
+			parts = append(parts, fmt.Sprintf("%s=%s (line %d)", c.Label, d.Value, d.By.Line))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

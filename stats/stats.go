@@ -1,7 +1,9 @@
 // Package stats owns a crawl's counts: the Collector the engine counts
 // into while it runs, the Snapshot a reader copies out of it at any time,
 // and the one way heed writes them for people (Snapshot.Line for a
-// progress line, Snapshot.Format for the summary, FormatBytes).
+// progress line, Snapshot.Format for the summary, FormatBytes); and
+// Shared, the crawl-wide counts of a crawl several processes share, with
+// its own Format.
 //
 // The model is Scrapy's stats collector with typed fields instead of a
 // dictionary: every count has its own field, documented where it is

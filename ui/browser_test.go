@@ -17,6 +17,7 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // The browser tests drive headless Chromium (Debian's chromium package)
@@ -249,8 +250,8 @@ func browseJob(t *testing.T, b *browser) {
 	b.screenshot(t, "job")
 	// The fleet page, from a fixed view (redisfleet's own test reads a
 	// real one).
-	fs := newServer(t, WithFleet(fixedFleet{&FleetView{CrawlID: "news", Pages: 1200, Bytes: 9 << 20, Queued: 340, Leased: 16, Reclaimed: 2,
-		Skipped:     map[skiplog.Reason]int64{skiplog.RobotsDisallow: 31, skiplog.Offsite: 12},
+	fs := newServer(t, WithFleet(fixedFleet{&FleetView{Shared: stats.Shared{CrawlID: "news", Pages: 1200, Bytes: 9 << 20, Queued: 340, Leased: 16, Reclaimed: 2,
+		Skipped: map[skiplog.Reason]int64{skiplog.RobotsDisallow: 31, skiplog.Offsite: 12}},
 		Authorities: []FleetAuthority{{Authority: "https://a.example", Pages: 700, Queued: 300, Skipped: 30}, {Authority: "https://b.example", Pages: 500, Queued: 40, Skipped: 13}}}}))
 	b.do(t, chromedp.Navigate(fs.URL+"/fleet"), chromedp.WaitVisible(chromedp.CSS("main table")))
 	b.noErrors(t, "fleet")

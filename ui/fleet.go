@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // FleetSource reads the shared counters and queue of a crawl kept by
@@ -19,21 +20,14 @@ type FleetSource interface {
 	Fleet(ctx context.Context) (*FleetView, error)
 }
 
-// FleetView is a fleet's state at one moment.
+// FleetView is a fleet's state at one moment: the crawl-wide counts and
+// queue (stats.Shared, what a process of the fleet reports when it
+// stops), and each authority's.
 type FleetView struct {
-	CrawlID  string                   `json:"crawl_id"`
-	Pages    int64                    `json:"pages"`
-	Bytes    int64                    `json:"bytes"`
-	Statuses map[int]int64            `json:"statuses"`
-	Skipped  map[skiplog.Reason]int64 `json:"skipped"`
-	Robots   map[string]int64         `json:"robots"`
-	// Queued and Leased count the crawl's requests waiting and handed
-	// out; Reclaimed the leases that expired and went back to the queue.
-	Queued, Leased, Reclaimed int
+	stats.Shared
 	// Authorities are the per-authority counts and queue, most queued
 	// first.
 	Authorities []FleetAuthority `json:"authorities"`
-	Complete    bool             `json:"complete"`
 }
 
 // FleetAuthority is one authority of a fleet.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,4 +37,52 @@ func TestDemoRuns(t *testing.T) {
 func empty(path string) bool {
 	b, _ := os.ReadFile(path)
 	return len(b) == 0
+}
+
+// TestDemoServeIsCrawledWithCAFile: heed demo --serve keeps its site up
+// and writes its https host's CA; a crawl by hand reaches that host with
+// --ca-file, and fails on the certificate without it.
+func TestDemoServeIsCrawledWithCAFile(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- newApp(cli.WithOutput(pw, io.Discard)).Run(ctx, []string{"demo", "--serve", "--dir", dir})
+		pw.Close()
+	}()
+	defer func() {
+		cancel()
+		go io.Copy(io.Discard, pr)
+		if code := <-done; code != 0 {
+			t.Errorf("demo --serve exit %d", code)
+		}
+	}()
+	var try string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if l := sc.Text(); strings.HasPrefix(l, "try: ") {
+			try = strings.TrimPrefix(l, "try: ")
+			break
+		}
+	}
+	fields := strings.Fields(try)
+	if len(fields) < 6 || fields[4] != "--ca-file" || fields[5] != filepath.Join(dir, "ca.pem") {
+		t.Fatalf("demo --serve says %q; want a crawl command with --ca-file %s", try, filepath.Join(dir, "ca.pem"))
+	}
+	seed := fields[len(fields)-1]
+	crawl := func(extra ...string) (int, string) {
+		var out, errb bytes.Buffer
+		args := append([]string{"crawl", "--agent", "HeedBot", "--delay", "0", "--progress", "never", "--skiplog", "",
+			"--max-pages", "3", "--robots-give-up", "1s", "--retries", "0"}, extra...)
+		code := newApp(cli.WithOutput(&out, &errb)).Run(context.Background(), append(args, seed))
+		return code, out.String() + errb.String()
+	}
+	code, out := crawl("--ca-file", filepath.Join(dir, "ca.pem"))
+	if code != 0 || !strings.Contains(out, "statuses: 200=") {
+		t.Fatalf("crawl --ca-file: exit %d\n%s", code, out)
+	}
+	if _, out := crawl(); !strings.Contains(out, "robots-unreachable") {
+		t.Errorf("crawl without --ca-file reached the https host:\n%s", out)
+	}
 }

@@ -27,13 +27,45 @@ const maxBatch = 256
 // with an error wrapping [redisstore.ErrUnavailable], and the caller still
 // owns them.
 func (f *Frontier) PushBatch(ctx context.Context, reqs []*frontier.Request) ([]frontier.PushResult, []error) {
+	res, errs, _, _ := f.pushAll(ctx, reqs, nil)
+	return res, errs
+}
+
+// pushAll pushes reqs in chunks of maxBatch; the last chunk's script call
+// also ends the lease end describes, when end is not nil, and pushAll
+// returns that part's reply, or the error that kept it from being made.
+func (f *Frontier) pushAll(ctx context.Context, reqs []*frontier.Request, end *leaseEnd) ([]frontier.PushResult, []error, []any, error) {
 	res := make([]frontier.PushResult, len(reqs))
 	errs := make([]error, len(reqs))
-	for start := 0; start < len(reqs); start += maxBatch {
-		end := min(start+maxBatch, len(reqs))
-		f.pushChunk(ctx, reqs[start:end], res[start:end], errs[start:end])
+	var reply []any
+	var failed error
+	for start := 0; start == 0 || start < len(reqs); start += maxBatch {
+		stop := min(start+maxBatch, len(reqs))
+		var last *leaseEnd
+		if stop == len(reqs) && failed == nil {
+			// The lease ends only once every link is queued.
+			last = end
+		}
+		r, err := f.pushChunk(ctx, reqs[start:stop], res[start:stop], errs[start:stop], last)
+		if err != nil && failed == nil {
+			failed = err
+		}
+		if last != nil && err == nil {
+			reply = r
+		}
 	}
-	return res, errs
+	if end != nil && reply == nil && failed == nil {
+		failed = errors.New("redisfrontier: the lease was not ended")
+	}
+	return res, errs, reply, failed
+}
+
+// leaseEnd is the lease a push script call ends after queueing its
+// requests (Complete): its id, its token and how long Redis remembers
+// that it ended.
+type leaseEnd struct {
+	id, token string
+	ttl       int64
 }
 
 // batchItem is one request of a batch on its way to the push script.
@@ -43,8 +75,14 @@ type batchItem struct {
 	verdict string // "a" admitted, "r" rejected (marked seen and counted)
 }
 
-func (f *Frontier) pushChunk(ctx context.Context, reqs []*frontier.Request, res []frontier.PushResult, errs []error) {
+// pushChunk pushes at most maxBatch requests and, when end is not nil,
+// ends that lease in the same script call, after them; it returns the
+// lease part of the script's reply, or the error that failed the call
+// (which every request not answered yet then has too).
+func (f *Frontier) pushChunk(ctx context.Context, reqs []*frontier.Request, res []frontier.PushResult, errs []error, end *leaseEnd) ([]any, error) {
+	var callErr error
 	fail := func(err error) {
+		callErr = err
 		for i := range reqs {
 			if errs[i] == nil && res[i] != frontier.Duplicate {
 				res[i], errs[i] = frontier.Rejected, err
@@ -53,7 +91,7 @@ func (f *Frontier) pushChunk(ctx context.Context, reqs []*frontier.Request, res 
 	}
 	if f.isClosed() {
 		fail(frontier.ErrClosed)
-		return
+		return nil, callErr
 	}
 	var items, toAdmit []batchItem
 	invalid, dups := 0, 0
@@ -105,7 +143,7 @@ func (f *Frontier) pushChunk(ctx context.Context, reqs []*frontier.Request, res 
 		r, err := f.run(ctx, "push", claimBatchScript, args...)
 		if err != nil {
 			fail(err)
-			return
+			return nil, callErr
 		}
 		claims, _ := r.([]any)
 		for k, it := range toAdmit {
@@ -124,13 +162,18 @@ func (f *Frontier) pushChunk(ctx context.Context, reqs []*frontier.Request, res 
 				errs[i] = nil
 			}
 			fail(frontier.ErrClosed)
-			return
+			return nil, callErr
 		}
 	}
-	if len(items) == 0 && invalid == 0 && dups == 0 && token == "" {
-		return
+	if len(items) == 0 && invalid == 0 && dups == 0 && token == "" && end == nil {
+		return nil, nil
 	}
+	script := pushBatchScript
 	args := []any{f.cfg.LeasesPerAuthority, f.order, token, dups, invalid}
+	if end != nil {
+		script = completeScript
+		args = append(args, end.id, end.token, end.ttl)
+	}
 	var sent []batchItem
 	for _, it := range items {
 		req := reqs[it.i]
@@ -142,21 +185,26 @@ func (f *Frontier) pushChunk(ctx context.Context, reqs []*frontier.Request, res 
 		sent = append(sent, it)
 		args = append(args, string(it.fp[:]), authorityOf(req.URL), sortKey(req, f.cfg.Order), body, it.verdict)
 	}
-	r, err := f.run(ctx, "push", pushBatchScript, args...)
+	r, err := f.run(ctx, "push", script, args...)
+	out, _ := r.([]any)
+	var reply []any
+	if err == nil && end != nil {
+		// The complete script answers {lease part, push part}.
+		reply, _ = at(out, 0).([]any)
+		out, _ = at(out, 1).([]any)
+		if len(reply) == 0 {
+			err = fmt.Errorf("redisfrontier: complete script answered %v", r)
+		}
+	}
+	if err == nil && len(out) != len(sent) {
+		err = fmt.Errorf("redisfrontier: push script answered %v for %d requests", r, len(sent))
+	}
 	if err != nil {
 		for _, it := range sent {
 			errs[it.i] = nil
 		}
 		fail(err)
-		return
-	}
-	out, _ := r.([]any)
-	if len(out) != len(sent) {
-		for _, it := range sent {
-			errs[it.i] = nil
-		}
-		fail(fmt.Errorf("redisfrontier: push script answered %v for %d requests", r, len(sent)))
-		return
+		return nil, callErr
 	}
 	added := false
 	for k, it := range sent {
@@ -174,6 +222,15 @@ func (f *Frontier) pushChunk(ctx context.Context, reqs []*frontier.Request, res 
 	if added {
 		f.wake.one()
 	}
+	return reply, nil
+}
+
+// at returns r[i], or nil.
+func at(r []any, i int) any {
+	if i >= len(r) {
+		return nil
+	}
+	return r[i]
 }
 
 // claimBatchScript starts the admission of requests: it counts each one
@@ -197,41 +254,60 @@ if any then redis.call('ZADD', ADMIT, now + tonumber(ARGV[3]), ARGV[2]) end
 return out
 `)
 
-// pushBatchScript queues new requests unless their fingerprints were
-// seen, as pushScript does for one.
+// pushBatchLua queues new requests unless their fingerprints were seen,
+// as pushScript does for one, taking them from ARGV[first...].
 // ARGV: 2 leases per authority, 3 order ("b" or "d"), 4 admission token or
-// "", 5 duplicates and 6 invalid URLs found in Go (counted), then five per
-// request: fingerprint, authority, sort key, JSON, "a" (admitted) or "r"
-// (rejected: counted and marked seen).
+// "", 5 duplicates and 6 invalid URLs found in Go (counted), then from
+// first, five per request: fingerprint, authority, sort key, JSON, "a"
+// (admitted) or "r" (rejected: counted and marked seen).
 // Returns per request: 0 duplicate, -1 rejected, or its Seq.
-var pushBatchScript = redis.NewScript(luaPrelude + `
-local now, limit, tok = clock(), tonumber(ARGV[2]), ARGV[4]
-if tok ~= '' then redis.call('ZREM', ADMIT, tok) end
-if tonumber(ARGV[5]) > 0 then redis.call('HINCRBY', N, 'dups', tonumber(ARGV[5])) end
-if tonumber(ARGV[6]) > 0 then redis.call('HINCRBY', N, 'rejects', tonumber(ARGV[6])) end
-local out, ready = {}, false
-for i = 7, #ARGV, 5 do
-  local a = ARGV[i + 1]
-  if redis.call('SADD', F .. 'seen', ARGV[i]) == 0 then
-    redis.call('HINCRBY', N, 'dups', 1)
-    out[#out + 1] = 0
-  elseif ARGV[i + 4] == 'r' then
-    redis.call('HINCRBY', N, 'rejects', 1)
-    out[#out + 1] = -1
-  else
-    local seq = redis.call('INCR', F .. 'seq')
-    local order = hex(seq)
-    if ARGV[3] == 'd' then order = hex(9007199254740991 - seq) end
-    local ak = F .. 'a:' .. a
-    if redis.call('HEXISTS', ak, 'turn') == 0 then
-      redis.call('HSET', ak, 'turn', hex(redis.call('HINCRBY', N, 'turn', 1)))
+const pushBatchLua = `
+local function pushBatch(now, first)
+  local limit, tok = tonumber(ARGV[2]), ARGV[4]
+  if tok ~= '' then redis.call('ZREM', ADMIT, tok) end
+  if tonumber(ARGV[5]) > 0 then redis.call('HINCRBY', N, 'dups', tonumber(ARGV[5])) end
+  if tonumber(ARGV[6]) > 0 then redis.call('HINCRBY', N, 'rejects', tonumber(ARGV[6])) end
+  local out, ready = {}, false
+  for i = first, #ARGV, 5 do
+    local a = ARGV[i + 1]
+    if redis.call('SADD', F .. 'seen', ARGV[i]) == 0 then
+      redis.call('HINCRBY', N, 'dups', 1)
+      out[#out + 1] = 0
+    elseif ARGV[i + 4] == 'r' then
+      redis.call('HINCRBY', N, 'rejects', 1)
+      out[#out + 1] = -1
+    else
+      local seq = redis.call('INCR', F .. 'seq')
+      local order = hex(seq)
+      if ARGV[3] == 'd' then order = hex(9007199254740991 - seq) end
+      local ak = F .. 'a:' .. a
+      if redis.call('HEXISTS', ak, 'turn') == 0 then
+        redis.call('HSET', ak, 'turn', hex(redis.call('HINCRBY', N, 'turn', 1)))
+      end
+      addq(a, ARGV[i + 2] .. order .. hex(seq) .. ARGV[i + 3], 0)
+      if place(a, now, limit) > 0 then ready = true end
+      out[#out + 1] = seq
     end
-    addq(a, ARGV[i + 2] .. order .. hex(seq) .. ARGV[i + 3], 0)
-    if place(a, now, limit) > 0 then ready = true end
-    out[#out + 1] = seq
   end
+  if ready then wake('r') end
+  if tok ~= '' and exhausted(now) then wake('x') end
+  return out
 end
-if ready then wake('r') end
-if tok ~= '' and exhausted(now) then wake('x') end
-return out
+`
+
+// pushBatchScript queues requests (pushBatchLua, from ARGV[7]).
+var pushBatchScript = redis.NewScript(luaPrelude + pushBatchLua + `
+return pushBatch(clock(), 7)
+`)
+
+// completeScript queues a page's links and then ends the page's lease,
+// in one atomic step: the links are queued before the lease ends, so the
+// crawl never looks exhausted in between. ARGV as pushBatchScript's up to
+// 6, then 7 lease id, 8 token, 9 how long to remember that the token
+// ended (ms), then the requests from 10.
+// Returns {doneScript's reply, pushBatchScript's}.
+var completeScript = redis.NewScript(luaPrelude + pushBatchLua + doneLua + `
+local now = clock()
+local pushed = pushBatch(now, 10)
+return {done(now, tonumber(ARGV[2]), ARGV[7], ARGV[8], ARGV[9]), pushed}
 `)

@@ -389,6 +389,37 @@ func (f *Frontier) Done(ctx context.Context, req *frontier.Request) error {
 	return f.ended(req, l, intAt(r, 0))
 }
 
+// Complete pushes links, the requests found on req's page, as PushBatch
+// does, and then ends req's lease as Done does, in the same script call
+// when the links fit in one (at most 256, and each passes the check or no
+// admission function is set): a fetched page costs one round trip for
+// both. The links are queued before the lease ends, atomically, so the
+// crawl never looks exhausted in between. It returns each link's result
+// and error, as PushBatch, and the lease's error, as Done.
+//
+// If Redis cannot be reached, the lease is kept (and renewed) and the
+// links not yet queued are Rejected with an error wrapping
+// [redisstore.ErrUnavailable]: Complete may be called again, with the
+// links that were not queued. A lease Complete cannot end (lost, or not
+// this Frontier's) does not keep the links from being queued.
+func (f *Frontier) Complete(ctx context.Context, req *frontier.Request, links []*frontier.Request) ([]frontier.PushResult, []error, error) {
+	l, err := f.lease(req)
+	if err != nil {
+		res, errs := f.PushBatch(ctx, links)
+		return res, errs, err
+	}
+	res, errs, r, err := f.pushAll(ctx, links, &leaseEnd{id: seqID(req.Seq), token: l.token, ttl: f.endedTTL()})
+	if err != nil {
+		return res, errs, err
+	}
+	if intAt(r, 1) == 1 {
+		f.wake.all()
+	} else {
+		f.wake.one()
+	}
+	return res, errs, f.ended(req, l, intAt(r, 0))
+}
+
 // Retry ends the lease of req and queues req, as passed, at the head of its
 // authority's queue; the authority is not handed out before notBefore
 // (read on the frontier's clock and kept in Redis as a wait from now). It

@@ -230,27 +230,34 @@ place(a, now, limit)
 return 1
 `)
 
-// doneScript ends a lease.
-// ARGV: 2 leases per authority, 3 lease id, 4 token, 5 how long to
-// remember that the token ended (ms).
+// doneLua ends a lease: done(now, leases per authority, lease id, token,
+// how long to remember that the token ended (ms)).
 // Returns {1, exhausted} when it ended the lease (or had ended it before),
 // {0} when there is no such lease, {-1} when the lease belongs to another
 // token (it expired and was handed out again).
-var doneScript = redis.NewScript(luaPrelude + `
-local now, limit, id = clock(), tonumber(ARGV[2]), ARGV[3]
-if ended(ARGV[4]) then return {1, 0} end
-local t, a = lease(id)
-if not t then return {0} end
-if t ~= ARGV[4] then return {-1} end
-endLease(id, a)
-redis.call('SET', F .. 'ended:' .. ARGV[4], '1', 'PX', ARGV[5])
-local c = place(a, now, limit)
-if exhausted(now) then
-  wake('x')
-  return {1, 1}
+const doneLua = `
+local function done(now, limit, id, tok, ttl)
+  if ended(tok) then return {1, 0} end
+  local t, a = lease(id)
+  if not t then return {0} end
+  if t ~= tok then return {-1} end
+  endLease(id, a)
+  redis.call('SET', F .. 'ended:' .. tok, '1', 'PX', ttl)
+  local c = place(a, now, limit)
+  if exhausted(now) then
+    wake('x')
+    return {1, 1}
+  end
+  if c > 0 then wake('r') end
+  return {1, 0}
 end
-if c > 0 then wake('r') end
-return {1, 0}
+`
+
+// doneScript ends a lease (doneLua).
+// ARGV: 2 leases per authority, 3 lease id, 4 token, 5 how long to
+// remember that the token ended (ms).
+var doneScript = redis.NewScript(luaPrelude + doneLua + `
+return done(clock(), tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5])
 `)
 
 // retryScript ends a lease and queues the request again at the head of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -26,6 +27,7 @@ type Site struct {
 	seeds       []string
 	hits        hitLog
 	pool        *x509.CertPool
+	certPEM     []byte
 	transport   *http.Transport
 
 	mu       sync.Mutex
@@ -139,6 +141,7 @@ func start(cfg config, plans []hostPlan, build func(*Site) error) (*Site, error)
 			s.closeListeners()
 			return nil, err
 		}
+		s.certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]})
 	} else {
 		s.pool = x509.NewCertPool()
 	}
@@ -254,6 +257,11 @@ func (s *Site) DroppedHits() int64 { return s.hits.droppedCount() }
 
 // CertPool returns the pool that trusts the site's https host.
 func (s *Site) CertPool() *x509.CertPool { return s.pool }
+
+// CertPEM returns the https host's certificate (its own CA) as PEM, for
+// a program that trusts it from a file (heed's --ca-file); nil when the
+// site has no https host.
+func (s *Site) CertPEM() []byte { return s.certPEM }
 
 // TLSConfig returns a client TLS configuration that trusts the site's
 // https host.

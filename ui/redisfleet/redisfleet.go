@@ -11,19 +11,14 @@ package redisfleet
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/heedcrawl/heed/fleet"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
 	"github.com/heedcrawl/heed/redisstore"
-	"github.com/heedcrawl/heed/skiplog"
 	"github.com/heedcrawl/heed/ui"
 )
-
-// robotsCounter is the prefix of the named counters a heed crawl keeps
-// for robots.txt outcomes ("robots:available", ...).
-const robotsCounter = "robots:"
 
 // Source reads one crawl of a Redis database. It implements
 // ui.FleetSource.
@@ -52,20 +47,10 @@ func (s *Source) Fleet(ctx context.Context) (*ui.FleetView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redisfleet: queue: %w", err)
 	}
-	v := &ui.FleetView{
-		CrawlID: s.id, Pages: tot.Pages, Bytes: tot.Bytes, Statuses: tot.Statuses,
-		Skipped: map[skiplog.Reason]int64{}, Robots: map[string]int64{},
-		Queued: cn.Queued, Leased: cn.Leased, Reclaimed: cn.Reclaimed,
-		Complete: cn.Queued == 0 && cn.Leased == 0 && cn.Admitting == 0 && tot.Pages > 0,
-	}
-	for r, n := range tot.Skipped {
-		v.Skipped[skiplog.Reason(r)] = n
-	}
-	for name, n := range tot.Named {
-		if st, ok := strings.CutPrefix(name, robotsCounter); ok {
-			v.Robots[st] = n
-		}
-	}
+	v := &ui.FleetView{Shared: *fleet.Summarize(s.id, tot, cn)}
+	// A crawl no process has fetched a page of yet is not complete, even
+	// with nothing queued: it may not have started.
+	v.Done = v.Done && tot.Pages > 0
 	rows := map[string]*ui.FleetAuthority{}
 	row := func(a string) *ui.FleetAuthority {
 		if rows[a] == nil {

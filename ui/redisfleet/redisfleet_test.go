@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -51,8 +52,13 @@ func TestFleetPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Pages != fleet.SummaryOf(sum).Pages || v.Queued != 0 || v.Leased != 0 || !v.Complete || len(v.Authorities) != 2 || v.Robots["available"] != 2 {
+	if v.Pages != fleet.SummaryOf(sum).Pages || v.Queued != 0 || v.Leased != 0 || !v.Complete() || len(v.Authorities) != 2 || v.Robots["available"] != 2 {
 		t.Fatalf("fleet view %+v, crawl's summary %+v", v, fleet.SummaryOf(sum))
+	}
+	// The page reads the crawl-wide counts as the crawl's own summary
+	// does (fleet.Summarize): the same fields, the same values.
+	if want := fleet.SummaryOf(sum); !reflect.DeepEqual(v.Shared, *want) {
+		t.Fatalf("fleet view's counts %+v, crawl's summary %+v", v.Shared, *want)
 	}
 	if after, _ := rdb.DBSize(ctx).Result(); after != keys {
 		t.Fatalf("reading the fleet changed the keys: %d, then %d", keys, after)
@@ -95,7 +101,7 @@ func TestFleetEmptyAndGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, err := src.Fleet(context.Background())
-	if err != nil || v.Pages != 0 || v.Queued != 0 || v.Complete {
+	if err != nil || v.Pages != 0 || v.Queued != 0 || v.Complete() {
 		t.Fatalf("empty fleet: %+v, %v", v, err)
 	}
 	srv.Stop()
