@@ -30,19 +30,22 @@
 // not read for a limit or a filter has one skip-log record, written
 // through Engine.Skip: sitemap-scope (outside what the sitemap may list),
 // invalid-url, sitemap-filter (Config.Refuses, Follows, the rules),
-// sitemap-limit (too deep, too many from one authority). A URL that two
-// sitemaps refuse is recorded once. The engine accounts for what its
-// frontier refuses. A sitemap not read to its end, for any reason (a
-// status, a read error, a deadline, a limit), is counted in Stats.Failed or
-// Stats.Truncated and described in Stats.Sitemaps with its error.
+// sitemap-limit (too deep, too many from one authority). The engine keeps
+// one record per URL (a URL two sitemaps list, or a sitemap lists and a
+// page links to, is recorded once) and accounts for what its frontier
+// refuses. A sitemap not read to its end, for any reason (a status, a
+// read error, a deadline, a limit), is counted in Stats.Failed or
+// Stats.Truncated and described in Stats.Sitemaps with its error; those
+// whose pages the crawl may not know are counted in Stats.Incomplete and
+// named by Stats.Format.
 //
 // # Limits
 //
 // The sitemap package's limits apply to each document (50,000 entries,
 // 50 MiB uncompressed); Config bounds the depth of indexes and the
 // sitemaps read per authority. Memory does not grow with a sitemap's
-// size: entries are handled as they are parsed. The Reader keeps the
-// canonical URL of each sitemap queued and a fingerprint of each URL it
-// skip-logged, and describes at most 1,000 sitemaps one by one in Stats
+// size: entries are handled as they are parsed, and queued 512 at a time.
+// The Reader keeps the canonical URL of each sitemap queued, and
+// describes at most 1,000 sitemaps one by one in Stats
 // (the rest are counted).
 package discovery

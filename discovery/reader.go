@@ -24,7 +24,8 @@ type Engine interface {
 	// skip-logged by the engine); it returns one result per request, in
 	// order.
 	Enqueue(ctx context.Context, reqs []*frontier.Request) []frontier.PushResult
-	// Skip writes one skip-log record.
+	// Skip writes one skip-log record; the engine keeps one record per
+	// URL, whoever sends a second.
 	Skip(rec *skiplog.Record)
 	// Fetched counts a sitemap response.
 	Fetched(authority string, status, bytes int)
@@ -53,8 +54,7 @@ type Reader struct {
 	mu       sync.Mutex
 	seedAuth map[string]bool // Config.Seeds: the sites to discover
 	perAuth  map[string]int
-	seen     map[string]struct{}               // canonical URLs of sitemaps queued
-	logged   map[frontier.Fingerprint]struct{} // URLs skip-logged here
+	seen     map[string]struct{} // canonical URLs of sitemaps queued
 	st       Stats
 }
 
@@ -66,7 +66,7 @@ func New(cfg *Config, eng Engine, log *slog.Logger) *Reader {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Reader{eng: eng, cfg: cfg, log: log, seedAuth: map[string]bool{}, perAuth: map[string]int{},
-		seen: map[string]struct{}{}, logged: map[frontier.Fingerprint]struct{}{}}
+		seen: map[string]struct{}{}}
 }
 
 // Start queues the sitemaps the user gave (Config.URLs) and, with
@@ -142,7 +142,7 @@ func (m *Reader) queueSitemap(ctx context.Context, rawURL string, depth int, ref
 	}
 	m.mu.Unlock()
 	if reason != "" {
-		m.skipOnce(&skiplog.Record{URL: canon, Authority: auth, Reason: reason, Detail: detail, Depth: depth, Referrer: referrer})
+		m.eng.Skip(&skiplog.Record{URL: canon, Authority: auth, Reason: reason, Detail: detail, Depth: depth, Referrer: referrer})
 		return
 	}
 	added := m.enqueue(ctx, req) == frontier.Added
@@ -349,7 +349,7 @@ func (m *Reader) flush(ctx context.Context, b *pages) {
 	}
 }
 
-// skipEntry skip-logs an entry a sitemap listed, once per URL.
+// skipEntry skip-logs an entry a sitemap listed.
 func (m *Reader) skipEntry(parent *frontier.Request, e sitemap.Entry, reason skiplog.Reason, why string) {
 	detail := fmt.Sprintf("listed in %s line %d: %s", parent.URL, e.Line, why)
 	if e.Kind == sitemap.KindURL {
@@ -357,26 +357,7 @@ func (m *Reader) skipEntry(parent *frontier.Request, e sitemap.Entry, reason ski
 		m.st.Skipped++
 		m.mu.Unlock()
 	}
-	m.skipOnce(&skiplog.Record{URL: e.Loc, Reason: reason, Detail: detail, Depth: parent.Depth + 1, Referrer: parent.URL})
-}
-
-// skipOnce writes a record unless the same URL was skip-logged by sitemap
-// reading before: a URL listed by two sitemaps is one excluded URL.
-func (m *Reader) skipOnce(rec *skiplog.Record) {
-	key := rec.URL
-	if c, err := frontier.Canonicalize(rec.URL); err == nil {
-		key = c
-	}
-	fp := frontier.NewFingerprint("", key)
-	m.mu.Lock()
-	_, dup := m.logged[fp]
-	if !dup {
-		m.logged[fp] = struct{}{}
-	}
-	m.mu.Unlock()
-	if !dup {
-		m.eng.Skip(rec)
-	}
+	m.eng.Skip(&skiplog.Record{URL: e.Loc, Reason: reason, Detail: detail, Depth: parent.Depth + 1, Referrer: parent.URL})
 }
 
 // Stats returns what the crawl did with sitemaps so far.

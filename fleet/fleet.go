@@ -186,7 +186,7 @@ func Prefix(crawlID string) string { return "heed:" + crawlID + ":" }
 type fleet struct {
 	cfg      *config
 	j        *crawler.Job
-	skips    *skiplog.Writer
+	skips    *crawler.SkipLog
 	log      *slog.Logger
 	store    *redisstore.Store
 	pacer    *redispacer.Pacer
@@ -228,7 +228,7 @@ func openFleet(ctx context.Context, rc *config, j *crawler.Job) (*fleet, error) 
 	if err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	f := &fleet{cfg: rc, j: j, log: log, store: store, pacer: pacer, skips: crawler.NewSkipWriter(j),
+	f := &fleet{cfg: rc, j: j, log: log, store: store, pacer: pacer, skips: crawler.NewSkipLog(j),
 		robots: redisstore.NewRobotsCache(store), stop: make(chan struct{})}
 	f.counters = newFleetCounters(redisstore.NewCounters(store), f)
 	// Opening reads the crawl's settings in Redis: the wait ends with the
@@ -277,7 +277,7 @@ func (f *fleet) Chain(robots *middleware.RobotsPolicy, _ *middleware.Budget) {
 func (f *fleet) Accounted(*frontier.Request) bool { return false }
 
 // Record writes the record to this process's skip log.
-func (f *fleet) Record(rec *skiplog.Record) bool { return crawler.WriteSkip(f.skips, rec, f.j.Logger) }
+func (f *fleet) Record(rec *skiplog.Record) bool { return f.skips.Record(rec) }
 
 // Count adds the event to the crawl-wide counters.
 func (f *fleet) Count(e crawler.Event) {
@@ -302,7 +302,7 @@ func (f *fleet) Finish(sum *crawler.Summary) error {
 	if s.Done && s.Err == "" && (s.Pages > 0 || len(s.Skipped) > 0) {
 		f.finished(s)
 	}
-	return crawler.FinishSkips(f.skips, sum)
+	return f.skips.Finish(sum)
 }
 
 // Close stops the pacer's renewals (if Finish did not).

@@ -54,7 +54,9 @@ func urlError(raw, reason string, err error) *URLError {
 }
 
 // redact removes the userinfo of raw, if it has an authority, without
-// parsing it: it must work on inputs that failed to parse.
+// parsing it: it must work on inputs that failed to parse. The authority
+// ends where a browser ends it, a backslash included, so that the URL an
+// error names starts with the host the link leads to.
 func redact(raw string) string {
 	if len(raw) > MaxURLLength {
 		raw = raw[:MaxURLLength]
@@ -64,7 +66,7 @@ func redact(raw string) string {
 		return raw
 	}
 	start := i + 2
-	end := start + strings.IndexAny(raw[start:], "/?#")
+	end := start + strings.IndexAny(raw[start:], "/?#\\")
 	if end < start {
 		end = len(raw)
 	}

@@ -3,6 +3,7 @@ package frontier
 import (
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -250,6 +251,27 @@ func TestURLErrorHidesCredentials(t *testing.T) {
 	got, _ := Canonicalize("http://alice:hunter2@example.com/")
 	if strings.Contains(got, "hunter2") || strings.Contains(got, "alice") {
 		t.Errorf("canonical form keeps credentials: %q", got)
+	}
+}
+
+// TestBackslashAuthorityErrorNamesTheLinksHost checks that the error of a
+// link with a backslash in its authority names the host a browser would
+// go to, the link's own, not the one after a "@" further on, and still
+// hides credentials before it.
+func TestBackslashAuthorityErrorNamesTheLinksHost(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`http://example.com\@evil.example/`, `http://example.com\@evil.example/`},
+		{`http://alice:hunter2@example.com\@evil.example/`, `http://example.com\@evil.example/`},
+		{`https://example.com\x@evil.example`, `https://example.com\x@evil.example`},
+	} {
+		_, err := Canonicalize(tt.in)
+		var ue *URLError
+		if !errors.As(err, &ue) {
+			t.Fatalf("Canonicalize(%q): %v, want a *URLError", tt.in, err)
+		}
+		if ue.URL != tt.want || !strings.Contains(err.Error(), strconv.Quote(tt.want)) {
+			t.Errorf("Canonicalize(%q): error names %q (%v), want %q", tt.in, ue.URL, err, tt.want)
+		}
 	}
 }
 
