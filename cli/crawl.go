@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -92,7 +93,13 @@ func (a *App) Crawl(ctx context.Context, args []string, extra ...crawler.Option)
 	cmd.SetErr(a.stderr)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
-	return cmd.ExecuteContext(ctx)
+	a.dress(cmd)
+	err := cmd.ExecuteContext(ctx)
+	var ee *exitError
+	if errors.As(err, &ee) && ee.err != nil {
+		err = &exitError{code: ee.code, err: a.envLocate(ee.err)}
+	}
+	return err
 }
 
 // spiderList is the App's spiders; heed's page spider when it has none.

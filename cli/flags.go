@@ -26,6 +26,9 @@ type agentFlags struct {
 	// (MJ12bot) as real robots.txt files write them: robots check, lint
 	// and inventory answer for them, a crawl does not send them.
 	names bool
+	// optional, when not empty, says what --agent does for a command
+	// that runs without one (heed ui), instead of "required".
+	optional string
 	// many makes --agent repeatable (inventory: one verdict per agent);
 	// agents are the values, agent the first.
 	many   bool
@@ -35,7 +38,11 @@ type agentFlags struct {
 // register adds the flags; spiderName, when not empty, is --agent's
 // default (a spider program's own product token).
 func (f *agentFlags) register(fs *pflag.FlagSet, spiderName string) {
-	const help = "product token that selects robots.txt groups, e.g. ExampleBot (required unless the spider names one)"
+	need := "required unless the spider names one"
+	if f.optional != "" {
+		need = f.optional
+	}
+	help := "product token that selects robots.txt groups, e.g. ExampleBot (" + need + ")"
 	if f.many {
 		var def []string
 		if spiderName != "" {
