@@ -64,7 +64,7 @@ func TestInventoryMatchesTheOracle(t *testing.T) {
 		if w.Line > 0 {
 			line = strconv.Itoa(w.Line)
 		}
-		for name, v := range map[string]string{"url": w.URL, "lastmod": w.LastMod, "changefreq": w.ChangeFreq, "priority": w.Priority,
+		for name, v := range map[string]string{"url": w.URL, "lastmod_raw": w.LastMod, "changefreq": w.ChangeFreq, "priority": w.Priority,
 			"sitemap": w.Sitemap, "allowed": strconv.FormatBool(w.Allowed), "reason": string(w.Reason), "line": line, "rule": w.Rule} {
 			if col(g, name) != v {
 				t.Errorf("row %d (%s): %s = %q, want %q", i, w.URL, name, col(g, name), v)
