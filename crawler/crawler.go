@@ -71,6 +71,7 @@ import (
 
 	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/htmlpage"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/robots"
@@ -249,8 +250,8 @@ type run struct {
 	items  *itemSink
 	maps   *discovery.Reader
 	budget *middleware.Budget
-	// parses bounds the HTML trees in use at once (parse_limits.go).
-	parses *parseBudget
+	// parses bounds the HTML trees in use at once (WithMaxPageElements).
+	parses *htmlpage.Budget
 	// work is the run's context for work that is not cancelled with
 	// Run's (set when the run starts, cancelled when it is over).
 	work context.Context
@@ -279,7 +280,7 @@ func (c *Crawler) newRun(ctx context.Context, seeds []string) (*run, error) {
 // wire builds a run's parts; ctx is the run's, for the backend's opening.
 func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 	cfg := &c.cfg
-	r := &run{c: c, cfg: cfg, stats: c.stats, parses: newParseBudget(2 * cfg.maxElements)}
+	r := &run{c: c, cfg: cfg, stats: c.stats, parses: htmlpage.NewBudget(2 * cfg.maxElements)}
 	domains := cfg.domains
 	if len(domains) == 0 {
 		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.URLs...) {

@@ -14,6 +14,7 @@ import (
 	"github.com/antchfx/xmlquery"
 	"github.com/gocolly/colly/v2"
 
+	"github.com/heedcrawl/heed/htmlpage"
 	"github.com/heedcrawl/heed/middleware"
 )
 
@@ -102,7 +103,7 @@ func (r *run) dispatch(ctx context.Context, mr *middleware.Response) {
 	}
 }
 
-// followScanned runs the callbacks on links read by scanPage, without a
+// followScanned runs the callbacks on links read by htmlpage.Scan, without a
 // DOM (for a page the DOM would hold whole), when every HTML callback is FollowLinks' a[href] one, no XML
 // callback runs and nothing built the DOM already. It reports whether it
 // did; if not, the caller builds the DOM.
@@ -117,13 +118,13 @@ func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCa
 	}
 	scan := resp.scan
 	if scan == nil {
-		s := scanPage(resp.Body, r.c.agent, r.cfg.maxElements)
+		s := htmlpage.Scan(resp.Body, r.c.agent, r.cfg.maxElements)
 		scan = &s
 	}
-	if !scan.linksOK {
+	if !scan.LinksOK {
 		return false
 	}
-	links, base, hasBase := scan.links, scan.base, scan.hasBase
+	links, base, hasBase := scan.Links, scan.Base, scan.HasBase
 	resp.base = resp.URL
 	if hasBase {
 		if b, err := resp.URL.Parse(strings.TrimSpace(base)); err == nil {
@@ -133,9 +134,9 @@ func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCa
 	for _, cb := range onHTML {
 		what := "OnHTML " + cb.selector
 		for _, l := range links {
-			link := l.href
+			link := l.Href
 			if link == "" {
-				link = l.src
+				link = l.Src
 			}
 			r.safely(resp.Request.URL, what, func() { resp.Follow(link) })
 		}

@@ -30,7 +30,7 @@ type Page struct {
 // frames. With the default selector, a page that no other HTML or XML
 // callback reads (and whose DOM no OnResponse callback asked for) has its
 // links read by a streaming tokenizer instead of a DOM: the same links, in
-// source order (see scanLinks for the few documents that still get a
+// source order (see htmlpage.Scan for the few documents that still get a
 // DOM).
 func (c *Crawler) FollowLinks(selectors ...string) {
 	if len(selectors) == 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/heedcrawl/heed/aipref"
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/htmlpage"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/pagerobots"
 	"github.com/heedcrawl/heed/skiplog"
@@ -120,9 +121,9 @@ func (r *run) readSignals(resp *Response, html bool) {
 	token := r.c.agent
 	resp.Directives = pagerobots.ParseHeader(token, resp.Header.Values(pagerobots.HeaderName))
 	if html {
-		// One tokenizer pass for the meta robots and the links (links.go).
-		scan := scanPage(resp.Body, token, r.cfg.maxElements)
-		resp.Directives.Add(scan.meta)
+		// One tokenizer pass for the meta robots and the links.
+		scan := htmlpage.Scan(resp.Body, token, r.cfg.maxElements)
+		resp.Directives.Add(scan.Meta)
 		resp.scan = &scan
 	}
 	var entry *middleware.RobotsEntry

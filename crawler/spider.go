@@ -16,6 +16,7 @@ import (
 
 	"github.com/heedcrawl/heed/aipref"
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/htmlpage"
 	"github.com/heedcrawl/heed/pagerobots"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -197,7 +198,7 @@ type Response struct {
 	withheldOnce sync.Once
 	withheld     *skiplog.Record
 	loggedOnce   sync.Once
-	scan         *pageScan // an HTML page's links and meta robots, read in one pass
+	scan         *htmlpage.Page // an HTML page's links and meta robots, read in one pass
 	doc          *goquery.Document
 	base         *url.URL
 	xdoc         *xmlquery.Node
@@ -232,8 +233,8 @@ func (r *Response) Doc() *goquery.Document {
 		if r.crawl != nil {
 			var whole bool
 			var elements int
-			body, whole, elements = htmlToParse(body, r.crawl.cfg.maxElements)
-			r.release = r.crawl.parses.acquire(elements)
+			body, whole, elements = htmlpage.Cut(body, r.crawl.cfg.maxElements)
+			r.release = r.crawl.parses.Acquire(elements)
 			if !whole {
 				r.crawl.stats.PageCut()
 				r.crawl.cfg.logger.Warn("page parsed in part: over the element limit", "url", r.Request.URL,

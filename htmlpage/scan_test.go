@@ -1,4 +1,4 @@
-package crawler
+package htmlpage
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // domLinks is what FollowLinks reads from the DOM: every a[href]
 // element's href and src, and the first base[href].
-func domLinks(t testing.TB, body []byte) (links []scannedLink, base string, hasBase bool) {
+func domLinks(t testing.TB, body []byte) (links []Link, base string, hasBase bool) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +22,7 @@ func domLinks(t testing.TB, body []byte) (links []scannedLink, base string, hasB
 	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
 		href, _ := s.Attr("href")
 		src, _ := s.Attr("src")
-		links = append(links, scannedLink{href: href, src: src})
+		links = append(links, Link{Href: href, Src: src})
 	})
 	base, hasBase = doc.Find("base[href]").Attr("href")
 	return links, base, hasBase
@@ -30,9 +30,9 @@ func domLinks(t testing.TB, body []byte) (links []scannedLink, base string, hasB
 
 // sameLinks compares the links as sets: the DOM may move an element
 // (foster parenting) or clone it (misnested formatting tags).
-func sameLinks(a, b []scannedLink) bool {
-	key := func(l scannedLink) string { return l.href + "\x00" + l.src }
-	set := func(ls []scannedLink) []string {
+func sameLinks(a, b []Link) bool {
+	key := func(l Link) string { return l.Href + "\x00" + l.Src }
+	set := func(ls []Link) []string {
 		var out []string
 		for _, l := range ls {
 			out = append(out, key(l))
@@ -69,15 +69,21 @@ var scanCases = []struct {
 	{"meta in svg", "<svg><meta name=robots content=noindex></svg>", false},
 }
 
-// checkMeta compares scanPage's meta robots with pagerobots.ScanHTML's.
+// scanLinks is Scan's links, as FollowLinks uses them.
+func scanLinks(body []byte) (links []Link, base string, hasBase, ok bool) {
+	p := Scan(body, "", DefaultMaxElements)
+	return p.Links, p.Base, p.HasBase, p.LinksOK
+}
+
+// checkMeta compares Scan's meta robots with pagerobots.ScanHTML's.
 func checkMeta(t testing.TB, body []byte) {
 	want, _ := pagerobots.ScanHTML(bytes.NewReader(body), "HeedBot", 0)
-	if got := scanPage(body, "HeedBot", DefaultMaxPageElements).meta; !reflect.DeepEqual(got, want) {
+	if got := Scan(body, "HeedBot", DefaultMaxElements).Meta; !reflect.DeepEqual(got, want) {
 		t.Errorf("meta robots: scan %+v\nScanHTML %+v", got, want)
 	}
 }
 
-func TestScanPageMetaAgreesWithPagerobots(t *testing.T) {
+func TestScanMetaAgreesWithPagerobots(t *testing.T) {
 	for _, tt := range scanCases {
 		t.Run(tt.name, func(t *testing.T) { checkMeta(t, []byte(tt.html)) })
 	}
@@ -106,7 +112,7 @@ func TestScanLinksAgreesWithTheDOM(t *testing.T) {
 	}
 }
 
-// FuzzScanLinks checks that wherever scanLinks answers, it finds the links
+// FuzzScanLinks checks that wherever Scan answers for links, it finds the links
 // and the base the DOM does.
 func FuzzScanLinks(f *testing.F) {
 	for _, tt := range scanCases {

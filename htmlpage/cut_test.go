@@ -1,4 +1,4 @@
-package crawler
+package htmlpage
 
 import (
 	"bytes"
@@ -22,10 +22,10 @@ func elementsIn(b []byte) int {
 	}
 }
 
-// FuzzHTMLToParse: the part parsed is a prefix of the body, all of it
+// FuzzCut: the part parsed is a prefix of the body, all of it
 // when the body is within the limit, and never more elements than the
 // limit.
-func FuzzHTMLToParse(f *testing.F) {
+func FuzzCut(f *testing.F) {
 	f.Add([]byte(strings.Repeat("<a href=/x>a</a>", 50)), 10)
 	f.Add([]byte("<p>one<p>two<!-- <a> --><script>if (a<b) {}</script><p>three"), 2)
 	f.Add([]byte("<<<<a>>>><b/><c"), 1)
@@ -34,7 +34,7 @@ func FuzzHTMLToParse(f *testing.F) {
 		if max < 1 {
 			max = -max + 1
 		}
-		part, whole, _ := htmlToParse(body, max)
+		part, whole, _ := Cut(body, max)
 		if !bytes.HasPrefix(body, part) {
 			t.Fatalf("part %q is not a prefix of the body", part)
 		}

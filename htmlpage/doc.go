@@ -1,0 +1,26 @@
+// Package htmlpage bounds what heed spends on one HTML page, and reads
+// what it can without a tree.
+//
+// The model: memory for HTML is bounded by what a page may cost, not by
+// what it holds. A body is capped in bytes elsewhere (the downloader's
+// body limit), but a tree is not proportional to bytes: ten MiB of
+// <a href=/x>a</a> is 655,360 elements, half a gigabyte of nodes. So:
+//
+//   - Cut gives the part of a body that a tree of at most max elements
+//     holds: the crawler parses only that part and counts the page as cut;
+//   - a Budget bounds the elements of the trees in use at once: a page
+//     that would go over waits for another page's tree to be released
+//     (pages under SmallParse elements never wait);
+//   - Scan reads a page's a[href] links, its first base href and its meta
+//     robots directives in one tokenizer pass, without building a tree,
+//     for pages whose only consumer needs links (FollowLinks).
+//
+// The contract of Scan: where it answers (LinksOK), it finds the links
+// the DOM would, and its meta robots are exactly pagerobots.ScanHTML's
+// (FuzzScanLinks and TestScanMetaAgreesWithPagerobots check both). The
+// limits: it gives up (LinksOK false) where the tree builder rewrites what
+// the tokenizer sees: inside select, framesets, foreign content (svg,
+// math), NUL bytes, a second base element, a page cut by the element
+// limit, more links than the limit. The caller then builds the DOM.
+// The package reads bytes; it does not fetch, follow or count.
+package htmlpage
