@@ -125,6 +125,12 @@ func scalars(n *yaml.Node) ([]string, error) {
 // line did not. It returns the file's settings (nil without --config):
 // its urls are the seeds when the command line gives none.
 func (f *crawlFlags) applyConfig(cmd *cobra.Command) (*crawlConfig, error) {
+	return f.configFlag.apply(cmd)
+}
+
+// apply reads --config, if given, and sets every flag of cmd the command
+// line did not (crawl's and inventory's).
+func (f *configFlag) apply(cmd *cobra.Command) (*crawlConfig, error) {
 	if f.config == "" {
 		return nil, nil
 	}

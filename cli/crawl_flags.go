@@ -2,7 +2,6 @@ package cli
 
 import (
 	"io"
-	"regexp"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,26 +18,25 @@ type crawlFlags struct {
 	formatFlag
 	signalFlags
 	cacheFlags
-	connFlags   // see transport_flags.go
-	maxBodyFlag // see transport_flags.go
-	retryFlags  // see transport_flags.go
-	out         string
-	workers     int
-	perHost     int
-	depth       int
-	maxPages    int
-	maxPerHost  int
-	domains     []string
-	include     []string
-	exclude     []string
-	robotsAge   time.Duration
-	state       string
-	spider      string
-	config      string
-	skiplogSet  bool         // --skiplog was given (on the command line or in --config)
-	sm          sitemapFlags // see inventory.go
-	fleet       fleetFlags   // see redis.go
-	groups      []FlagGroup  // --metrics, --stats-interval, the program's own
+	configFlag      // shared_flags.go
+	concurrencyFlag // shared_flags.go
+	patternFlags    // shared_flags.go
+	connFlags       // see transport_flags.go
+	maxBodyFlag     // see transport_flags.go
+	retryFlags      // see transport_flags.go
+	out             string
+	perHost         int
+	depth           int
+	maxPages        int
+	maxPerHost      int
+	domains         []string
+	robotsAge       time.Duration
+	state           string
+	spider          string
+	skiplogSet      bool         // --skiplog was given (on the command line or in --config)
+	sm              sitemapFlags // see inventory.go
+	fleet           fleetFlags   // see redis.go
+	groups          []FlagGroup  // --metrics, --stats-interval, the program's own
 }
 
 func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
@@ -54,17 +52,16 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 	f.maxBodyFlag.register(fl)
 	f.retryFlags.register(fl)
 	fl.StringVar(&f.out, "out", "", "write the spider's items to this feed: .jsonl, .json or .csv, optionally .gz; - for stdout (with --format)")
-	fl.IntVar(&f.workers, "concurrency", 16, "requests in flight in total")
+	f.concurrencyFlag.register(fl)
 	fl.IntVar(&f.perHost, "per-host", 1, "requests in flight per host (authority) when --delay is 0 and the host has no Crawl-delay; a spaced host always has one")
 	fl.IntVar(&f.depth, "depth", 0, "follow links at most this deep from the seeds (0: no limit)")
 	fl.IntVar(&f.maxPages, "max-pages", 0, "download at most this many pages (0: no limit)")
 	fl.IntVar(&f.maxPerHost, "max-pages-per-host", 0, "download at most this many pages per host (0: no limit)")
 	fl.StringArrayVar(&f.domains, "allow-domain", nil, "stay on this domain and its subdomains (repeatable; default: the seeds' hosts)")
-	fl.StringArrayVar(&f.include, "include", nil, "only follow URLs matching this regular expression (repeatable)")
-	fl.StringArrayVar(&f.exclude, "exclude", nil, "never follow URLs matching this regular expression (repeatable)")
+	f.patternFlags.register(fl, "follow")
 	fl.DurationVar(&f.robotsAge, "robots-max-age", 24*time.Hour, "refetch robots.txt after this long (at most 24h, RFC 9309 §2.4)")
 	fl.StringVar(&f.state, "state", "", "keep the crawl's state in this directory: Ctrl-C pauses, a crash loses nothing queued, and the same command resumes (the skip log is DIR/skipped.jsonl; --out is appended to)")
-	fl.StringVar(&f.config, "config", "", "read settings from this YAML file (keys are flag names, plus urls); flags given on the command line win")
+	f.configFlag.register(fl)
 	f.sm.register(cmd)
 	f.fleet.register(cmd)
 	for _, g := range f.groups {
@@ -75,8 +72,8 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 // check validates every setting but the seeds and the outputs' paths.
 func (f *crawlFlags) check() error {
 	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(), f.signalFlags.check(), f.cacheFlags.check(),
+		f.concurrencyFlag.check(), f.patternFlags.check(),
 		f.connFlags.check(), f.maxBodyFlag.check(), f.retryFlags.check(),
-		atLeastN("concurrency", f.workers, 1, "must be at least 1"),
 		atLeastN("per-host", f.perHost, 1, "must be at least 1"),
 		atLeastN("depth", f.depth, 0, "must be 0 (no limit) or more"),
 		atLeastN("max-pages", f.maxPages, 0, "must be 0 (no limit) or more"),
@@ -88,11 +85,6 @@ func (f *crawlFlags) check() error {
 	if f.robotsAge > 24*time.Hour {
 		return &exitError{code: 2, err: &flagError{flag: "robots-max-age", value: f.robotsAge.String(),
 			want: "at most 24h: RFC 9309 §2.4 says a cached robots.txt should not be used for longer"}}
-	}
-	for _, p := range append(append([]string{}, f.include...), f.exclude...) {
-		if _, err := regexp.Compile(p); err != nil {
-			return usageError("bad pattern %q: %v", p, err)
-		}
 	}
 	if _, err := f.sm.options(); err != nil {
 		return err
@@ -128,11 +120,12 @@ func (f *crawlFlags) options(l *optionList, stderr io.Writer) {
 	if len(f.domains) > 0 {
 		l.always(crawler.WithAllowedDomains(f.domains...))
 	}
-	for _, p := range f.include {
-		l.always(crawler.WithInclude(regexp.MustCompile(p))) // check compiled it
+	include, exclude := f.patternFlags.compiled()
+	if len(include) > 0 {
+		l.always(crawler.WithInclude(include...))
 	}
-	for _, p := range f.exclude {
-		l.always(crawler.WithExclude(regexp.MustCompile(p)))
+	if len(exclude) > 0 {
+		l.always(crawler.WithExclude(exclude...))
 	}
 	smOpts, _ := f.sm.options() // check parsed them
 	l.always(smOpts...)

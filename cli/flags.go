@@ -26,18 +26,43 @@ type agentFlags struct {
 	// (MJ12bot) as real robots.txt files write them: robots check, lint
 	// and inventory answer for them, a crawl does not send them.
 	names bool
+	// many makes --agent repeatable (inventory: one verdict per agent);
+	// agents are the values, agent the first.
+	many   bool
+	agents []string
 }
 
 // register adds the flags; spiderName, when not empty, is --agent's
 // default (a spider program's own product token).
 func (f *agentFlags) register(fs *pflag.FlagSet, spiderName string) {
-	fs.StringVar(&f.agent, "agent", spiderName, "product token that selects robots.txt groups, e.g. ExampleBot (required unless the spider names one)")
+	const help = "product token that selects robots.txt groups, e.g. ExampleBot (required unless the spider names one)"
+	if f.many {
+		var def []string
+		if spiderName != "" {
+			def = []string{spiderName}
+		}
+		fs.StringArrayVar(&f.agents, "agent", def, help+"; repeatable, the first is the one that fetches")
+	} else {
+		fs.StringVar(&f.agent, "agent", spiderName, help)
+	}
 	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header; must contain the agent token, no control characters (default: a compatible string naming the token)")
 }
 
 // check refuses a missing or malformed token and a User-Agent that would
 // not name it or could not be sent, with the crawler's own rules.
 func (f *agentFlags) check() error {
+	if f.many {
+		if len(f.agents) == 0 {
+			f.agents = []string{""}
+		}
+		for _, a := range f.agents[1:] {
+			other := agentFlags{agent: a, names: f.names}
+			if err := other.check(); err != nil {
+				return err
+			}
+		}
+		f.agent = f.agents[0]
+	}
 	if f.agent == "" {
 		return usageError("--agent is required: the product token robots.txt rules are written for")
 	}

@@ -34,15 +34,15 @@ type groupOptions interface {
 // watchFlags are --metrics and --stats-interval: what a long job shows
 // while it runs. heed's own FlagGroup.
 type watchFlags struct {
-	metrics    string
-	statsEvery time.Duration
+	metricsFlag // shared_flags.go
+	statsEvery  time.Duration
 	// authorities bounds the per-authority metric series (off by
 	// default: a big crawl touches many hosts).
 	authorities int
 }
 
 func (w *watchFlags) Register(fs *pflag.FlagSet) {
-	fs.StringVar(&w.metrics, "metrics", "", "serve Prometheus metrics on this address at /metrics while crawling, e.g. 127.0.0.1:9090")
+	w.metricsFlag.register(fs)
 	fs.DurationVar(&w.statsEvery, "stats-interval", 0, "print a line of statistics to stderr this often (0: only the summary at the end)")
 	fs.IntVar(&w.authorities, "metrics-authorities", 0, `with --metrics, per-authority series for the first N hosts found, the rest summed as authority="other" (0: none)`)
 }

@@ -9,10 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/crawler/metrics"
 	"github.com/heedcrawl/heed/inventory"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/ui"
@@ -85,6 +87,10 @@ type inventoryFlags struct {
 	paceFlags
 	reportFlags
 	formatFlag
+	configFlag      // shared with crawl (shared_flags.go)
+	concurrencyFlag // robots.txt files fetched at once
+	patternFlags    // which listed URLs are rows
+	metricsFlag
 	connFlags // see transport_flags.go
 	out       string
 	sm        sitemapFlags
@@ -98,8 +104,14 @@ func (a *App) inventoryCommand() *cobra.Command {
 		Short: "List every URL a site's sitemaps declare, with heed's robots.txt verdict for each",
 		Long: `Read the sitemaps of each site (the Sitemap lines of its robots.txt, else
 /sitemap.xml), follow sitemap indexes, and write one row per listed URL:
-url, lastmod, changefreq, priority, the sitemap that lists it, and whether
-robots.txt allows it for --agent, with the deciding line, rule and group.
+url, lastmod (RFC 3339, UTC; lastmod_raw as written), changefreq, priority,
+the sitemap that lists it, and whether robots.txt allows it for --agent,
+with the deciding line, rule and group. Give --agent several times (the
+first fetches) for one verdict per agent: JSON rows get "agents", CSV rows
+a column per agent (allowed, or the reason) and its rule; each robots.txt
+is still fetched once. --include and --exclude choose the listed URLs
+that are rows (the others are skip-logged as sitemap-filter); --config
+reads the same YAML keys as crawl's, its urls being the sites.
 No page is fetched. Sitemap fetches obey robots.txt and are paced like a
 crawl's: a sitemap robots.txt disallows is not fetched; it is reported and
 written to the skip log.
@@ -116,16 +128,24 @@ Exit status: 0 when every sitemap found was read, 1 when the rows are
 incomplete (a sitemap could not be fetched or parsed, a robots.txt was
 unreachable), 2 on usage or output errors, 130 when interrupted.`,
 		Example: `  heed inventory https://example.com/ --agent ExampleBot --format csv --out inventory.csv
+  heed inventory https://example.com/ --agent Googlebot --agent Bingbot --agent GPTBot --out audit.csv
   heed inventory https://example.com/ --agent ExampleBot --since 2026-01-01 > recent.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.check(cmd, args); err != nil {
+			cfg, err := f.configFlag.apply(cmd)
+			if err != nil {
 				return err
+			}
+			if len(args) == 0 && cfg != nil {
+				args = cfg.urls
+			}
+			if err := f.check(cmd, args); err != nil {
+				return cfg.locate(err)
 			}
 			return runInventory(cmd, &f, args, stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
-	f.agentFlags.names = true
+	f.agentFlags.names, f.agentFlags.many = true, true
 	f.agentFlags.register(fl, a.agentDefault())
 	f.timeoutFlag.register(fl)
 	f.paceFlags.register(fl)
@@ -134,13 +154,18 @@ unreachable), 2 on usage or output errors, 130 when interrupted.`,
 	f.connFlags.register(fl)
 	fl.StringVar(&f.out, "out", "", "write the rows to this file (default: standard output)")
 	f.sm.registerSources(fl)
+	f.configFlag.register(fl)
+	f.concurrencyFlag.register(fl)
+	f.patternFlags.register(fl, "list")
+	f.metricsFlag.register(fl)
 	return cmd
 }
 
 // check validates every setting and the outputs' paths, before anything
 // is opened.
 func (f *inventoryFlags) check(cmd *cobra.Command, sites []string) error {
-	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(), f.connFlags.check()); err != nil {
+	if err := firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.paceFlags.check(), f.reportFlags.check(),
+		f.concurrencyFlag.check(), f.patternFlags.check(), f.connFlags.check()); err != nil {
 		return err
 	}
 	if len(sites) == 0 && len(f.sm.urls) == 0 {
@@ -175,7 +200,11 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 	opts, _ := f.sm.options() // check parsed them
 	l := optionList{fs: cmd.Flags()}
 	l.add("timeout", crawler.WithTimeout(f.timeout))
+	l.add("concurrency", crawler.WithWorkers(f.workers))
 	f.paceFlags.options(&l)
+	if include, exclude := f.patternFlags.compiled(); len(include)+len(exclude) > 0 {
+		l.always(crawler.WithSitemapInclude(include...), crawler.WithSitemapExclude(exclude...))
+	}
 	if f.userAgent != "" {
 		l.always(crawler.WithUserAgent(f.userAgent))
 	}
@@ -188,12 +217,22 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 	if f.skiplog != "" {
 		opts = append(opts, crawler.WithSkipLog(&skipFile))
 	}
-	inv, err := inventory.New(f.agent, opts...)
+	inv, err := inventory.NewForAgents(f.agents, opts...)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if note := robots.TokenNote(f.agent); note != "" {
-		fmt.Fprintln(stderr, "heed: note: "+note)
+	for _, a := range inv.Agents() {
+		if note := robots.TokenNote(a); note != "" {
+			fmt.Fprintln(stderr, "heed: note: "+note)
+		}
+	}
+	if f.metrics != "" {
+		srv, err := metrics.ListenInventory(f.metrics, inv, prometheus.Labels{"agent": f.agent})
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("--metrics: %w", err)}
+		}
+		defer srv.Close()
+		fmt.Fprintf(stderr, "metrics: http://%s/metrics\n", srv.Addr())
 	}
 	f.connFlags.warn(stderr, "heed")
 
@@ -214,7 +253,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 		defer outFile.Close()
 		rowsOut, summaryOut = outFile, stdout
 	}
-	w := newRowWriter(f.format, rowsOut)
+	w := newRowWriter(f.format, rowsOut, inv.Agents())
 	visit := w.write
 	var report *ui.InventoryReport
 	if f.format == "html" {
@@ -265,11 +304,11 @@ type rowWriter struct {
 	err error
 }
 
-func newRowWriter(format string, w io.Writer) *rowWriter {
+func newRowWriter(format string, w io.Writer, agents []string) *rowWriter {
 	if format == "csv" {
 		cw := csv.NewWriter(w)
 		rw := &rowWriter{csv: cw}
-		rw.err = cw.Write(inventory.Columns)
+		rw.err = cw.Write(inventory.ColumnsFor(agents))
 		return rw
 	}
 	enc := json.NewEncoder(w)

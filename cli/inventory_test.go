@@ -108,15 +108,15 @@ func TestInventoryCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const header = "url,lastmod,changefreq,priority,sitemap,allowed,reason,line,rule,group,robots_url,problem,duplicate,usage"
+	const header = "url,lastmod,lastmod_raw,changefreq,priority,sitemap,allowed,reason,line,rule,group,robots_url,problem,duplicate,usage"
 	if len(recs) == 0 || strings.Join(recs[0], ",") != header {
 		t.Fatalf("header %v, want %s", recs, header)
 	}
 	sm := s.URL + "/one.xml"
 	want := [][]string{
-		{s.URL + "/a", "2026-02-01", "daily", "0.8", sm, "true", "", "", "", "*", s.URL + "/robots.txt", "", "false", ""},
-		{s.URL + "/b", "2026-02-02", "", "", sm, "false", "robots-disallow", "2", "Disallow: /b", "*", s.URL + "/robots.txt", "", "false", ""},
-		{s.URL + "/c?x=1,y", "2024-12-31", "", "", sm, "true", "", "", "", "*", s.URL + "/robots.txt", "", "false", "train-ai=n (line 3)"},
+		{s.URL + "/a", "2026-02-01T00:00:00Z", "2026-02-01", "daily", "0.8", sm, "true", "", "", "", "*", s.URL + "/robots.txt", "", "false", ""},
+		{s.URL + "/b", "2026-02-02T00:00:00Z", "2026-02-02", "", "", sm, "false", "robots-disallow", "2", "Disallow: /b", "*", s.URL + "/robots.txt", "", "false", ""},
+		{s.URL + "/c?x=1,y", "2024-12-31T00:00:00Z", "2024-12-31", "", "", sm, "true", "", "", "", "*", s.URL + "/robots.txt", "", "false", "train-ai=n (line 3)"},
 	}
 	if len(recs)-1 != len(want) {
 		t.Fatalf("%d rows, want %d: %v", len(recs)-1, len(want), recs)

@@ -7,8 +7,14 @@
 // For each site it reads robots.txt and the sitemaps it lists (or
 // /sitemap.xml when it lists none), follows sitemap indexes with
 // sitemap.Walk, and hands every listed URL to the caller as a Row: its
-// lastmod, changefreq and priority as written, the sitemap that listed it, and whether robots.txt allows it, with the
-// deciding line, rule and group. A URL on another authority gets that
+// lastmod in RFC 3339 UTC beside the value as written (an invalid one is
+// flagged, not dropped), changefreq and priority as written, the sitemap
+// that listed it, and whether robots.txt allows it, with the deciding
+// line, rule and group. An inventory made for several agents
+// (NewForAgents: Googlebot, Bingbot, GPTBot for an SEO audit) gives each
+// row one verdict per agent from the same robots.txt fetch. The Summary
+// adds the lastmod statistics (oldest, newest, per year, missing,
+// invalid) and, for several agents, each one's counts. A URL on another authority gets that
 // authority's verdict when the sitemap scope admits it (WithSitemapScope
 // "any"); a URL outside its sitemap's scope (by default any other
 // authority) is a row with problem out-of-scope and reason sitemap-scope,
@@ -56,6 +62,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +73,7 @@ import (
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
+	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/sitemap"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -74,7 +82,8 @@ import (
 // robots.txt verdict for it, without fetching a single page: the library
 // behind `heed inventory`. Make one with New.
 type Inventory struct {
-	cfg *crawler.Settings
+	cfg    *crawler.Settings
+	agents []string // the verdict columns: cfg.Agent first
 
 	started   atomic.Int64 // unix nanoseconds
 	sitemaps  atomic.Int64
@@ -89,21 +98,56 @@ type Inventory struct {
 // as real robots.txt files write them, since the inventory sends no page
 // request.
 func New(agent string, opts ...crawler.Option) (*Inventory, error) {
-	cfg, err := crawler.ResolveSettings(agent, opts...)
+	return NewForAgents([]string{agent}, opts...)
+}
+
+// NewForAgents returns an inventory whose rows carry one verdict per
+// product token of agents (an SEO audit's Googlebot, Bingbot, GPTBot):
+// Row.Verdicts, in the order given. The first agent is the inventory's
+// own: its User-Agent fetches robots.txt and the sitemaps, its verdict
+// decides which sitemaps may be read, and it fills the row's Allowed,
+// Reason, Line, Rule and Group. Each authority's robots.txt is still
+// fetched once, and answers for every agent. A token given twice (in any
+// case) counts once.
+func NewForAgents(agents []string, opts ...crawler.Option) (*Inventory, error) {
+	if len(agents) == 0 {
+		return nil, errors.New("inventory: no agent")
+	}
+	cfg, err := crawler.ResolveSettings(agents[0], opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &Inventory{cfg: cfg}, nil
+	inv := &Inventory{cfg: cfg}
+	for _, a := range agents {
+		if !robots.MatchableToken(a) {
+			return nil, fmt.Errorf("inventory: %q is not a valid product token (letters, '-' and '_' only; digits accepted as in MJ12bot)", a)
+		}
+		if !slices.ContainsFunc(inv.agents, func(b string) bool { return strings.EqualFold(a, b) }) {
+			inv.agents = append(inv.agents, a)
+		}
+	}
+	return inv, nil
 }
+
+// Agents returns the product tokens the rows carry a verdict for, the
+// inventory's own first.
+func (inv *Inventory) Agents() []string { return slices.Clone(inv.agents) }
 
 // Row is one URL a sitemap lists and heed's verdict on it.
 type Row struct {
 	// URL is the listed URL in heed's canonical form (as written when it
 	// is not a valid URL).
 	URL string `json:"url"`
-	// LastMod, ChangeFreq and Priority are as the sitemap wrote them
-	// (Priority with at least one decimal); "" when absent.
-	LastMod    string `json:"lastmod,omitempty"`
+	// LastMod is the entry's lastmod in RFC 3339, in UTC
+	// ("2025-01-02T08:00:00Z"; a date alone is its midnight UTC), and
+	// LastModRaw the value as the sitemap wrote it. A lastmod that is not
+	// a W3C datetime has LastMod "", its text in LastModRaw and
+	// LastModInvalid set (and is counted in the summary's LastMod).
+	LastMod        string `json:"lastmod,omitempty"`
+	LastModRaw     string `json:"lastmod_raw,omitempty"`
+	LastModInvalid bool   `json:"lastmod_invalid,omitempty"`
+	// ChangeFreq and Priority are as the sitemap wrote them (Priority
+	// with at least one decimal); "" when absent.
 	ChangeFreq string `json:"changefreq,omitempty"`
 	Priority   string `json:"priority,omitempty"`
 	// Sitemap is the URL of the sitemap that lists URL.
@@ -132,27 +176,79 @@ type Row struct {
 	// "train-ai=n (line 4); search=y (line 9)". Empty when every category
 	// is unknown or the URL may not be crawled.
 	Usage string `json:"usage,omitempty"`
+	// Verdicts are the verdicts for each agent of an inventory made for
+	// several (NewForAgents), in their order, the inventory's own first;
+	// nil for an inventory of one agent, whose verdict is the row's.
+	Verdicts []Verdict `json:"agents,omitempty"`
 }
 
-// Columns are the CSV columns of an Row, in the order
-// Fields writes them. The order is part of heed's output format.
+// Verdict is robots.txt's answer for one agent on a row's URL.
+type Verdict struct {
+	Agent string `json:"agent"`
+	// Allowed, Reason, Line, Rule and Group are as in Row, for Agent.
+	Allowed bool           `json:"allowed"`
+	Reason  skiplog.Reason `json:"reason,omitempty"`
+	Line    int            `json:"line,omitempty"`
+	Rule    string         `json:"rule,omitempty"`
+	Group   []string       `json:"group,omitempty"`
+}
+
+// Cell is the verdict in one CSV cell: "allowed", or the reason
+// (robots-disallow, robots-unreachable, sitemap-scope, invalid-url).
+func (v Verdict) Cell() string {
+	if v.Allowed {
+		return "allowed"
+	}
+	return string(v.Reason)
+}
+
+// Evidence is the deciding rule in one CSV cell: "line 4: Disallow: /x
+// (group googlebot)"; "" when no rule decided.
+func (v Verdict) Evidence() string {
+	if v.Line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("line %d: %s (group %s)", v.Line, v.Rule, strings.Join(v.Group, " "))
+}
+
+// Columns are the CSV columns of a Row of an inventory of one agent, in
+// the order Fields writes them. The order is part of heed's output
+// format; ColumnsFor gives those of an inventory of several agents.
 var Columns = []string{
-	"url", "lastmod", "changefreq", "priority", "sitemap",
+	"url", "lastmod", "lastmod_raw", "changefreq", "priority", "sitemap",
 	"allowed", "reason", "line", "rule", "group", "robots_url", "problem", "duplicate", "usage",
 }
 
-// Fields returns the row's values in Columns order, for CSV:
+// ColumnsFor returns the CSV columns of an inventory made for agents:
+// Columns, then for each agent (when there are several) a column named
+// by the agent, with its verdict (Verdict.Cell), and one named "AGENT
+// rule" with its deciding rule (Verdict.Evidence).
+func ColumnsFor(agents []string) []string {
+	cols := slices.Clone(Columns)
+	if len(agents) > 1 {
+		for _, a := range agents {
+			cols = append(cols, a, a+" rule")
+		}
+	}
+	return cols
+}
+
+// Fields returns the row's values in ColumnsFor order, for CSV:
 // booleans as true/false, Line empty when 0, Group joined with spaces.
 func (r Row) Fields() []string {
 	line := ""
 	if r.Line > 0 {
 		line = strconv.Itoa(r.Line)
 	}
-	return []string{
-		r.URL, r.LastMod, r.ChangeFreq, r.Priority, r.Sitemap,
+	f := []string{
+		r.URL, r.LastMod, r.LastModRaw, r.ChangeFreq, r.Priority, r.Sitemap,
 		strconv.FormatBool(r.Allowed), string(r.Reason), line, r.Rule, strings.Join(r.Group, " "),
 		r.RobotsURL, r.Problem, strconv.FormatBool(r.Duplicate), r.Usage,
 	}
+	for _, v := range r.Verdicts {
+		f = append(f, v.Cell(), v.Evidence())
+	}
+	return f
 }
 
 // Progress is a live count of an inventory's work.
@@ -280,6 +376,7 @@ func (inv *Inventory) newInventoryRun() (*inventoryRun, error) {
 	}
 	pace := middleware.Politeness(pacer)
 	policy := cfg.RobotsPolicy()
+	policy.OtherAgents = inv.agents[1:]
 	iv.giveUp = cmp.Or(policy.GiveUpAfter, middleware.DefaultRobotsGiveUp)
 	policy.GiveUpAfter = iv.giveUp
 	policy.OnFetched = func(e *middleware.RobotsEntry) {
@@ -387,8 +484,9 @@ func (iv *inventoryRun) row(ctx context.Context, e sitemap.Entry, visit func(Row
 			return nil
 		}
 	}
-	row := Row{URL: e.Loc, LastMod: e.LastModRaw, ChangeFreq: e.ChangeFreq, Priority: crawler.FormatPriority(e),
+	row := Row{URL: e.Loc, LastModRaw: e.LastModRaw, ChangeFreq: e.ChangeFreq, Priority: crawler.FormatPriority(e),
 		Sitemap: e.Sitemap, Problem: string(e.Problem)}
+	row.LastMod, row.LastModInvalid = NormalizeLastMod(e.LastModRaw, e.LastMod)
 	if c, err := frontier.Canonicalize(e.Sitemap); err == nil {
 		row.Sitemap = c
 	}
@@ -408,6 +506,13 @@ func (iv *inventoryRun) row(ctx context.Context, e sitemap.Entry, visit func(Row
 		row.URL = canon
 		if err := iv.verdict(ctx, &row); err != nil {
 			return err
+		}
+	}
+	if len(iv.inv.agents) > 1 && row.Verdicts == nil {
+		// A URL heed would not ask any robots.txt about: the same
+		// answer for every agent.
+		for _, a := range iv.inv.agents {
+			row.Verdicts = append(row.Verdicts, Verdict{Agent: a, Reason: row.Reason})
 		}
 	}
 	iv.count(&row)
@@ -436,14 +541,35 @@ func (iv *inventoryRun) verdict(ctx context.Context, row *Row) error {
 		row.Reason = skiplog.InvalidURL
 		return nil
 	}
-	d := middleware.DecideRobots(e, u, iv.giveUp)
-	row.Allowed, row.Reason = d.Allowed, d.Reason
-	if e.State == middleware.RobotsAvailable {
-		ev := d.Evidence()
-		row.Line, row.Rule, row.Group = ev.Line, ev.Rule, ev.Group
-		row.Usage = middleware.UsageSummary(e, u)
+	for i, agent := range iv.inv.agents {
+		ea, ok := e.For(agent)
+		if !ok {
+			return fmt.Errorf("inventory: robots.txt of %s was not read for %s", auth, agent)
+		}
+		v := decide(ea, u, iv.giveUp)
+		v.Agent = agent
+		if i == 0 {
+			row.Allowed, row.Reason, row.Line, row.Rule, row.Group = v.Allowed, v.Reason, v.Line, v.Rule, v.Group
+			if e.State == middleware.RobotsAvailable {
+				row.Usage = middleware.UsageSummary(e, u)
+			}
+		}
+		if len(iv.inv.agents) > 1 {
+			row.Verdicts = append(row.Verdicts, v)
+		}
 	}
 	return nil
+}
+
+// decide is the crawl's robots.txt verdict on u, with its evidence.
+func decide(e *middleware.RobotsEntry, u *url.URL, giveUp time.Duration) Verdict {
+	d := middleware.DecideRobots(e, u, giveUp)
+	v := Verdict{Allowed: d.Allowed, Reason: d.Reason}
+	if e.State == middleware.RobotsAvailable {
+		ev := d.Evidence()
+		v.Line, v.Rule, v.Group = ev.Line, ev.Rule, ev.Group
+	}
+	return v
 }
 
 func (iv *inventoryRun) skip(rec *skiplog.Record) {
@@ -459,6 +585,7 @@ func (iv *inventoryRun) skip(rec *skiplog.Record) {
 
 func (iv *inventoryRun) finish(err error) (*Summary, error) {
 	iv.sum.Skipped = iv.skips.Summary()
+	iv.sum.SkipLog = iv.cfg.SkipLog != nil
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		iv.sum.Interrupted = true
 	}

@@ -39,6 +39,21 @@ func runInventory(t *testing.T, sites []string, opts ...crawler.Option) ([]inven
 	return rows, sum, recs
 }
 
+// utcLastMod is a lastmod as the oracle writes it (a date or an RFC 3339
+// time), in RFC 3339 UTC.
+func utcLastMod(t *testing.T, raw string) string {
+	if raw == "" {
+		return ""
+	}
+	for _, layout := range []string{"2006-01-02", time.RFC3339} {
+		if v, err := time.Parse(layout, raw); err == nil {
+			return v.UTC().Format(time.RFC3339)
+		}
+	}
+	t.Fatalf("the oracle's lastmod %q is neither a date nor RFC 3339", raw)
+	return ""
+}
+
 // TestInventoryMatchesTheOracle builds the inventory of every host of the
 // scenario and compares it, row by row and in order, with the oracle's.
 func TestInventoryMatchesTheOracle(t *testing.T) {
@@ -52,7 +67,7 @@ func TestInventoryMatchesTheOracle(t *testing.T) {
 	var disallowed []string
 	for i := 0; i < min(len(rows), len(exp.Rows)); i++ {
 		got, want := rows[i], exp.Rows[i]
-		if got.URL != want.URL || got.LastMod != want.LastMod || got.ChangeFreq != want.ChangeFreq ||
+		if got.URL != want.URL || got.LastModRaw != want.LastMod || got.LastMod != utcLastMod(t, want.LastMod) || got.ChangeFreq != want.ChangeFreq ||
 			got.Priority != want.Priority || got.Sitemap != want.Sitemap || got.Allowed != want.Allowed {
 			t.Errorf("row %d:\n got  %+v\n want %+v", i, got, want)
 			continue
@@ -191,5 +206,27 @@ func TestInventoryOtherAuthorities(t *testing.T) {
 	}
 	if !sum.Complete() {
 		t.Errorf("summary not complete: %+v", sum)
+	}
+}
+
+func TestNormalizeLastMod(t *testing.T) {
+	plus2 := time.FixedZone("+02", 2*3600)
+	for _, tc := range []struct {
+		raw     string
+		t       time.Time
+		want    string
+		invalid bool
+	}{
+		{"", time.Time{}, "", false},
+		{"  ", time.Time{}, "", false},
+		{"2025-01-01", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), "2025-01-01T00:00:00Z", false},
+		{"2025-01-02T08:00:00+02:00", time.Date(2025, 1, 2, 8, 0, 0, 0, plus2), "2025-01-02T06:00:00Z", false},
+		{"2025-01-02T08:00:00.5+02:00", time.Date(2025, 1, 2, 8, 0, 0, 5e8, plus2), "2025-01-02T06:00:00.5Z", false},
+		{"yesterday", time.Time{}, "", true},
+	} {
+		got, invalid := inventory.NormalizeLastMod(tc.raw, tc.t)
+		if got != tc.want || invalid != tc.invalid {
+			t.Errorf("NormalizeLastMod(%q) = %q, %v; want %q, %v", tc.raw, got, invalid, tc.want, tc.invalid)
+		}
 	}
 }

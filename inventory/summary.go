@@ -43,10 +43,27 @@ type Summary struct {
 	// Problems counts rows with a sitemap problem (out of scope, invalid);
 	// Filtered the entries the sitemap filters refused (no row; skip-logged).
 	Problems, Filtered int
+	// LastMod describes the lastmod values of the distinct URLs.
+	LastMod LastModSummary `json:"lastmod"`
+	// Agents are the verdict counts per agent of an inventory of several
+	// agents (NewForAgents), in their order; nil for one agent, whose
+	// counts are Disallowed.
+	Agents []AgentCount `json:"agents,omitempty"`
 	// Skipped summarises the skip log.
 	Skipped skiplog.Summary `json:"skipped"`
+	// SkipLog is false when the inventory wrote no skip log (no
+	// WithSkipLog): Format then does not point to one.
+	SkipLog bool `json:"-"`
 	// Interrupted is true when the context ended before the inventory did.
 	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// AgentCount is how many rows robots.txt allows and disallows
+// (robots-disallow, robots-unreachable) for one agent.
+type AgentCount struct {
+	Agent      string `json:"agent"`
+	Allowed    int    `json:"allowed"`
+	Disallowed int    `json:"disallowed"`
 }
 
 // Site is one site of an inventory and its robots.txt.
@@ -142,6 +159,20 @@ func (iv *inventoryRun) count(row *Row) {
 	} else {
 		iv.seen[fp] = row.Sitemap
 		s.Unique++
+		s.LastMod.add(row)
+	}
+	if len(row.Verdicts) > 0 && s.Agents == nil {
+		for _, v := range row.Verdicts {
+			s.Agents = append(s.Agents, AgentCount{Agent: v.Agent})
+		}
+	}
+	for i, v := range row.Verdicts {
+		switch {
+		case v.Allowed:
+			s.Agents[i].Allowed++
+		case v.Reason == skiplog.RobotsDisallow || v.Reason == skiplog.RobotsUnreachable:
+			s.Agents[i].Disallowed++
+		}
 	}
 	if row.Problem != "" {
 		s.Problems++
@@ -286,12 +317,24 @@ func (s *Summary) Format(w io.Writer) error {
 		fmt.Fprintf(bw, "duplicates: %d rows repeat a URL (%d across sitemaps)\n", s.Duplicates, s.CrossDuplicates)
 	}
 	if s.Filtered > 0 {
-		fmt.Fprintf(bw, "filtered: %d entries (in the skip log as sitemap-filter)\n", s.Filtered)
+		if s.SkipLog {
+			fmt.Fprintf(bw, "filtered: %d entries (in the skip log as sitemap-filter)\n", s.Filtered)
+		} else {
+			fmt.Fprintf(bw, "filtered: %d entries (sitemap filters)\n", s.Filtered)
+		}
+	}
+	s.LastMod.Format(bw)
+	for _, a := range s.Agents {
+		fmt.Fprintf(bw, "agent %s: %d allowed, %d disallowed by robots.txt\n", a.Agent, a.Allowed, a.Disallowed)
 	}
 	if s.Problems > 0 {
 		fmt.Fprintf(bw, "problems: %d rows list a URL out of scope or invalid (see the problem column)\n", s.Problems)
 	}
-	fmt.Fprintf(bw, "listed in a sitemap but disallowed by robots.txt: %d\n", s.Disallowed)
+	if len(s.Agents) > 0 {
+		fmt.Fprintf(bw, "listed in a sitemap but disallowed by robots.txt for %s: %d\n", s.Agents[0].Agent, s.Disallowed)
+	} else {
+		fmt.Fprintf(bw, "listed in a sitemap but disallowed by robots.txt: %d\n", s.Disallowed)
+	}
 	for _, r := range s.DisallowedURLs {
 		if r.Line > 0 {
 			fmt.Fprintf(bw, "  %s  line %d: %s  (%s)\n", r.URL, r.Line, r.Rule, r.RobotsURL)

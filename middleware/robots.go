@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,6 +80,31 @@ type RobotsEntry struct {
 	RetryAt      time.Time
 
 	refreshedFor uint64 // the request whose arrival caused this fetch
+
+	// agent is the token Group was selected for; others the groups of
+	// the further tokens asked for (RobotsPolicy.OtherAgents), by token
+	// in lower case.
+	agent  string
+	others map[string]*robots.Group
+}
+
+// For returns the entry as it stands for the product token agent: the
+// same fetch, state and evidence, with the group selected for agent. It
+// answers for the entry's own token and for the tokens the entry was
+// parsed for besides (RobotsPolicy.OtherAgents, NewRobotsEntry's
+// others); ok is false for any other token of an available file, whose
+// group was not selected.
+func (e *RobotsEntry) For(agent string) (_ *RobotsEntry, ok bool) {
+	if e.State != RobotsAvailable || strings.EqualFold(agent, e.agent) {
+		return e, true
+	}
+	g, ok := e.others[strings.ToLower(agent)]
+	if !ok {
+		return nil, false
+	}
+	cp := *e
+	cp.agent, cp.Group = agent, g
+	return &cp, true
 }
 
 // CrawlDelay returns the Crawl-delay of the selected group, or 0.
@@ -111,6 +137,11 @@ func (e *RobotsEntry) Evidence(v robots.Verdict) *skiplog.Robots {
 type RobotsPolicy struct {
 	// Agent is heed's product token, which selects the group.
 	Agent string
+	// OtherAgents are further product tokens whose groups every fetched
+	// entry also selects, for RobotsEntry.For: one fetch of an
+	// authority's robots.txt answers for several agents (heed inventory's
+	// several --agent). Their groups never decide what the stage admits.
+	OtherAgents []string
 	// MaxAge is how long a fetched robots.txt is used; at most 24 hours
 	// (RFC 9309 §2.4), which is also the default.
 	MaxAge time.Duration
@@ -467,7 +498,7 @@ func (r *Robots) fetchEntry(ctx context.Context, authority string, prev *RobotsE
 	if err != nil {
 		return nil, nil, err
 	}
-	e := NewRobotsEntry(authority, rf, r.policy.Agent, r.policy.MaxBytes)
+	e := NewRobotsEntry(authority, rf, r.policy.Agent, r.policy.MaxBytes, r.policy.OtherAgents...)
 	if rf.State == RobotsUnreachable {
 		return r.unreachable(e, prev, rf.RetryAfter), rf, nil
 	}
@@ -477,14 +508,14 @@ func (r *Robots) fetchEntry(ctx context.Context, authority string, prev *RobotsE
 // NewRobotsEntry makes an authority's entry from one fetch of its
 // robots.txt: for an available file, the group selected for the product
 // token agent, parsed with the parse limit maxBytes (at least 500 KiB),
-// and the Sitemap lines resolved against where the file was found. The
-// unreachable bookkeeping (failures, retry time) is the robots stage's,
-// not set here.
-func NewRobotsEntry(authority string, rf *RobotsFetch, agent string, maxBytes int) *RobotsEntry {
+// and the Sitemap lines resolved against where the file was found; the
+// groups of the tokens others too, for For. The unreachable bookkeeping
+// (failures, retry time) is the robots stage's, not set here.
+func NewRobotsEntry(authority string, rf *RobotsFetch, agent string, maxBytes int, others ...string) *RobotsEntry {
 	e := &RobotsEntry{Authority: authority, URL: rf.URL, FinalURL: rf.FinalURL, Hops: rf.Hops,
-		FetchedAt: rf.FetchedAt, Status: rf.Status, Err: rf.Err, State: rf.State}
+		FetchedAt: rf.FetchedAt, Status: rf.Status, Err: rf.Err, State: rf.State, agent: agent}
 	if rf.State == RobotsAvailable {
-		e.parse(rf.Body, agent, maxBytes)
+		e.parse(rf.Body, agent, maxBytes, others...)
 	}
 	return e
 }
@@ -492,9 +523,15 @@ func NewRobotsEntry(authority string, rf *RobotsFetch, agent string, maxBytes in
 // parse fills an available entry from the file's body: the group for
 // agent, the counts of the parser's report, and the Sitemap lines
 // resolved against where the file was found.
-func (e *RobotsEntry) parse(body []byte, agent string, maxBytes int) {
+func (e *RobotsEntry) parse(body []byte, agent string, maxBytes int, others ...string) {
 	f := robots.Parse(body, robots.WithMaxBytes(maxBytes))
-	e.Group = f.Group(agent)
+	e.agent, e.Group = agent, f.Group(agent)
+	for _, o := range others {
+		if e.others == nil {
+			e.others = map[string]*robots.Group{}
+		}
+		e.others[strings.ToLower(o)] = f.Group(o)
+	}
 	rep := f.Report()
 	e.SkippedLines, e.Truncated = len(rep.Skipped), rep.Truncated
 	base, _ := url.Parse(e.FinalURL)

@@ -44,10 +44,10 @@ func (r *InventoryReport) Add(row inventory.Row) {
 		r.problems++
 	}
 	switch t, ok := parseLastMod(row.LastMod); {
+	case row.LastModInvalid || row.LastMod != "" && !ok:
+		r.badDate++
 	case row.LastMod == "":
 		r.noDate++
-	case !ok:
-		r.badDate++
 	default:
 		r.months[t.UTC().Format("2006-01")]++
 	}

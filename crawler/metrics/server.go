@@ -20,9 +20,13 @@ import (
 // Handler returns an http.Handler serving the collector's metrics, Go's
 // runtime and the process's metrics, and heed_build_info, in the
 // Prometheus exposition formats.
-func Handler(c *Collector) http.Handler {
+func Handler(c *Collector) http.Handler { return handlerFor(c) }
+
+// handlerFor serves cs with Go's, the process's and the build's metrics.
+func handlerFor(cs ...prometheus.Collector) http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(c,
+	reg.MustRegister(cs...)
+	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildInfo(),
@@ -82,18 +86,24 @@ type Server struct {
 // The root path answers a small page linking to /metrics, so that a
 // person opening the address finds them; any other path is 404.
 func Listen(addr string, st *stats.Collector, labels prometheus.Labels, opts ...Option) (*Server, error) {
+	return serve(addr, labels, NewCollector(st, labels, opts...))
+}
+
+// serve serves cs (and Go's, the process's and the build's metrics) at
+// /metrics on addr, and the index page at /.
+func serve(addr string, labels prometheus.Labels, cs ...prometheus.Collector) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
+	title := "heed metrics"
+	if a := labels["agent"]; a != "" {
+		title += ": " + a
+	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", Handler(NewCollector(st, labels, opts...)))
+	mux.Handle("GET /metrics", handlerFor(cs...))
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		title := "heed metrics"
-		if a := labels["agent"]; a != "" {
-			title += ": " + a
-		}
 		fmt.Fprintf(w, "<!doctype html><html><head><title>%[1]s</title></head><body><h1>%[1]s</h1><p><a href=\"/metrics\">/metrics</a>: the crawl's Prometheus metrics.</p></body></html>\n",
 			html.EscapeString(title))
 	})
