@@ -268,6 +268,9 @@ func (r *Response) AbsoluteURL(link string) string {
 	if base == nil {
 		base = r.URL
 	}
+	if abs, ok := resolveSimple(base, link); ok {
+		return abs
+	}
 	u, err := base.Parse(link)
 	if err != nil {
 		// Repair what browsers (and frontier.Canonicalize) repair, then

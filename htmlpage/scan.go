@@ -62,7 +62,12 @@ func Scan(body []byte, token string, maxElements int) Page {
 	ps := Page{LinksOK: whole && bytes.IndexByte(body, 0) < 0}
 	z := html.NewTokenizer(bytes.NewReader(body))
 	z.SetMaxBuf(1 << 20) // as pagerobots.ScanHTML
-	line, statements := 1, 0
+	// A tag's line is 1 + the newlines before it, as pagerobots.ScanHTML
+	// counts them. Only meta tags need it, so the newlines are counted
+	// when one is met, from where the last count stopped: the tokens'
+	// raw text covers the body in order, so the offset of a token is
+	// the length of the raw text before it.
+	line, counted, pos, statements := 1, 0, 0, 0
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
@@ -71,9 +76,8 @@ func Scan(body []byte, token string, maxElements int) Page {
 			}
 			return ps
 		}
-		raw := z.Raw()
-		tagLine := line
-		line += bytes.Count(raw, []byte{'\n'})
+		start := pos
+		pos += len(z.Raw())
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
 		}
@@ -103,6 +107,9 @@ func Scan(body []byte, token string, maxElements int) Page {
 				if maxElements > 0 && len(ps.Links) >= maxElements {
 					ps.Links, ps.LinksOK = nil, false
 					continue
+				}
+				if ps.Links == nil {
+					ps.Links = make([]Link, 0, 16) // most pages have a few links
 				}
 				ps.Links = append(ps.Links, l)
 			}
@@ -137,7 +144,10 @@ func Scan(body []byte, token string, maxElements int) Page {
 			if !hasContent {
 				continue
 			}
-			d := pagerobots.ParseMeta(token, metaName, content, tagLine)
+			start = min(start, len(body))
+			line += bytes.Count(body[counted:start], []byte{'\n'})
+			counted = start
+			d := pagerobots.ParseMeta(token, metaName, content, line)
 			if len(d.List) == 0 && !strings.EqualFold(strings.TrimSpace(metaName), "robots") {
 				continue
 			}
