@@ -209,6 +209,9 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	if err != nil {
 		return usageError("%v", err)
 	}
+	if err := f.fleet.finished(cmd.Context(), summaryWriter(f.out, stdout, stderr)); err != nil {
+		return err
+	}
 	if err := spider.Setup(c); err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("spider %s: %w", spiderName(spider), err)}
 	}
