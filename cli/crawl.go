@@ -391,4 +391,7 @@ func stateOutcome(w io.Writer, dir string, sum crawler.Summary) {
 	default:
 		fmt.Fprintf(w, "crawl stopped with %d URLs still queued; run the same command to resume (state %s)\n", sum.Stats.Waiting, dir)
 	}
+	if n := st.Approximate(); n != "" {
+		fmt.Fprintln(w, n)
+	}
 }
