@@ -50,6 +50,17 @@
 // Every URL the crawl discovers ends in exactly one of three ways: fetched,
 // counted as a duplicate, or written to the skip log with its reason.
 //
+// # Logging
+//
+// The crawl logs through WithLogger's logger; without one, warnings and
+// errors go to slog's default logger (stderr unless the program set
+// another) and the rest is dropped. Warnings are said when they happen:
+// retries and requests whose tries are spent, authorities paused by a
+// 429 or 503, robots.txt outages and give-ups, authorities given up, the
+// first lost skip-log record or export, a callback name no handler has,
+// and a Stage whose type no item matched (a stage for P while the spider
+// emits *P): each of the last ones once. See logging.go.
+//
 // # What a site says outside robots.txt
 //
 // Each page's directives (package pagerobots: meta robots, the meta naming
