@@ -298,11 +298,7 @@ var errHeldLink = errors.New("crawler: a held link, recorded by the admission")
 
 // check is Job.Check: the scope check, and a refusal of held links.
 func (r *run) check(req *frontier.Request) error {
-	h := &r.held
-	h.mu.Lock()
-	_, held := h.records[req]
-	h.mu.Unlock()
-	if held {
+	if r.held.Holds(req) {
 		return errHeldLink
 	}
 	return r.scope.Check(req)

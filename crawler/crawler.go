@@ -73,6 +73,7 @@ import (
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/htmlpage"
 	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/pagepolicy"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/skiplog"
@@ -119,8 +120,8 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	if err := c.cfg.checkDevLoop(); err != nil {
 		return nil, err
 	}
-	if err := c.cfg.checkSignals(); err != nil {
-		return nil, err
+	if err := c.cfg.pages.Check(); err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	c.stats = stats.New(c.cfg.now)
 	return c, nil
@@ -257,8 +258,8 @@ type run struct {
 	work context.Context
 
 	follows follows
-	fails   failures  // the first error of a URL that could not be fetched (nothing.go)
-	held    heldLinks // links not followed for nofollow (pagesignals.go)
+	fails   failures        // the first error of a URL that could not be fetched (nothing.go)
+	held    pagepolicy.Held // links not followed for nofollow (pagesignals.go)
 	// record, in a run made by Parse, collects what callbacks emit and
 	// follow instead of the pipelines and the frontier (parse.go).
 	record *recorder

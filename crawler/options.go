@@ -10,6 +10,7 @@ import (
 	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/httpcache"
+	"github.com/heedcrawl/heed/pagepolicy"
 	"github.com/heedcrawl/heed/politeness"
 )
 
@@ -66,11 +67,9 @@ type config struct {
 	now          func() time.Time
 	startLog     int // see live.go
 
-	// Page directives and usage preferences (pagesignals.go).
-	ignoreNofollow bool
-	relNofollow    bool
-	respect        []string
-	purposes       []string
+	// pages is the policy for page directives and usage preferences
+	// (pagesignals.go).
+	pages pagepolicy.Policy
 }
 
 // Option sets an optional crawler setting.
