@@ -1,7 +1,7 @@
 // Package cli is heed's whole command line as a library: a spider program
-// gets `crawl`, `status`, `robots check`, `robots lint`, `inventory` and
-// `skiplog merge` with one call in its main, the way a Scrapy project gets
-// `scrapy crawl NAME`:
+// gets `crawl`, `status`, `fleet clear`, `robots check`, `robots lint`,
+// `inventory` and `skiplog merge` with one call in its main, the way a
+// Scrapy project gets `scrapy crawl NAME`:
 //
 //	func main() { cli.Main(&shopSpider{}) }
 //
@@ -72,6 +72,10 @@ type App struct {
 	groups   []func() FlagGroup
 	stdout   io.Writer
 	stderr   io.Writer
+	// lookupEnv reads the environment (os.LookupEnv); fromEnv names the
+	// variable each flag it set came from (env.go).
+	lookupEnv func(string) (string, bool)
+	fromEnv   map[string]string
 }
 
 // Command makes one subcommand of an App: heed's `demo`, say. It is
@@ -111,7 +115,7 @@ func WithOutput(stdout, stderr io.Writer) Option {
 
 // New returns the command line of the program called name.
 func New(name string, opts ...Option) *App {
-	a := &App{name: name, stdout: os.Stdout, stderr: os.Stderr}
+	a := &App{name: name, stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv}
 	for _, o := range opts {
 		o(a)
 	}
@@ -153,7 +157,7 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(a.stderr, "%s: %v\n", a.name, ee.err)
+			fmt.Fprintf(a.stderr, "%s: %v\n", a.name, a.envLocate(ee.err))
 		}
 		return ee.code
 	}
@@ -190,9 +194,14 @@ func (a *App) root() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: 2, err: err}
 	})
+	a.dress(root)
+	root.Version = buildVersion(a.name)
+	root.SetVersionTemplate("{{.Version}}")
+	root.Flags().Bool("version", false, "print the version, the VCS revision built from, and the Go version")
 	root.AddCommand(
 		a.crawlCommand(),
 		a.statusCommand(),
+		a.fleetCommand(),
 		a.robotsCommand(),
 		a.inventoryCommand(),
 		a.skiplogCommand(),
@@ -200,11 +209,20 @@ func (a *App) root() *cobra.Command {
 		a.fetchCommand(),
 		a.selectCommand(),
 		a.parseCommand(),
+		a.versionCommand(),
 	)
 	for _, c := range a.commands {
 		root.AddCommand(c(a))
 	}
 	return root
+}
+
+// dress gives a command tree heed's habits: the environment sets the
+// flags the command line did not (env.go), and help lists flags by group
+// (help.go).
+func (a *App) dress(cmd *cobra.Command) {
+	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error { return a.applyEnv(c) }
+	cmd.SetUsageFunc(usage)
 }
 
 // exitError carries a process exit status through cobra's error return.

@@ -34,8 +34,14 @@ func buildHeed(t *testing.T) string {
 // buildCommand builds the program pkg into the test's directory.
 func buildCommand(t *testing.T, pkg string) string {
 	t.Helper()
+	return buildCommandWith(t, pkg)
+}
+
+// buildCommandWith builds pkg with extra go build flags.
+func buildCommandWith(t *testing.T, pkg string, flags ...string) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, pkg)...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("go build: %v", err)

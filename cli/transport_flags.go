@@ -35,7 +35,7 @@ type connFlags struct {
 func (f *connFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, `send this header with every request, robots.txt and sitemaps included: "Name: value" (repeatable; not User-Agent, which is --user-agent's and must name the --agent token)`)
 	fs.StringVar(&f.proxy, "proxy", "", "send every request through this proxy: http://, https:// or socks5:// URL, credentials in it if needed (default: HTTPS_PROXY, HTTP_PROXY and NO_PROXY)")
-	fs.StringVar(&f.caFile, "ca-file", "", "also trust the CA certificates in this PEM file (beside the system's), e.g. a staging site's or `heed demo`'s")
+	fs.StringVar(&f.caFile, "ca-file", "", "also trust the CA certificates in this PEM file (beside the system's), e.g. a staging site's, or the DIR/ca.pem heed demo writes")
 	fs.BoolVar(&f.insecure, "insecure-skip-verify", false, "do not verify TLS certificates at all (anyone on the path can read and change the traffic); said loudly on stderr and in the summary")
 }
 

@@ -120,6 +120,7 @@ A running crawl shows its own live page: heed crawl ... --ui ADDR.`,
 		},
 	}
 	fl := cmd.Flags()
+	f.agentFlags.optional = "optional: the token the robots.txt tester starts with"
 	f.agentFlags.register(fl, a.agentDefault())
 	f.timeoutFlag.register(fl)
 	fl.StringVar(&f.addr, "addr", defaultUIAddr, "listen on this address (HOST:PORT; port 0 picks one)")
