@@ -27,7 +27,7 @@ var helpGroups = []struct {
 	{"Job", []string{"state", "cache", "cache-policy"}},
 	{"Fleet", []string{"redis", "crawl-id", "lease-timeout"}},
 	{"Transport", []string{"header", "proxy", "ca-file", "insecure-skip-verify", "timeout", "max-body", "retries", "retry-wait"}},
-	{"Logging", []string{"verbose", "progress", "stats-interval", "metrics", "metrics-authorities", "ui", "addr"}},
+	{"Logging", []string{"log-level", "log-format", "verbose", "progress", "stats-interval", "metrics", "metrics-authorities", "ui", "addr"}},
 	{"Other", []string{"help", "version"}},
 }
 
