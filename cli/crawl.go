@@ -238,6 +238,12 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	stopProgress()
 	stopGroups()
 	f.printSummary(stdout, sum)
+	if jerr := f.writeSummaryJSON(sum); jerr != nil {
+		if err != nil {
+			jerr = fmt.Errorf("%w (%v)", jerr, err)
+		}
+		return &exitError{code: 1, err: jerr}
+	}
 	if lost := f.lost(sum, feed); lost != nil {
 		if err != nil {
 			lost = fmt.Errorf("%w (%v)", lost, err)
@@ -285,7 +291,10 @@ func (f *crawlFlags) checkAll(seeds []string) error {
 	if err := checkFeed(f.out, f.format); err != nil {
 		return err
 	}
-	return f.checkOutputs()
+	if err := f.checkOutputs(); err != nil {
+		return err
+	}
+	return f.checkFeedMode()
 }
 
 // skipLogPath is where the crawl's skip log goes ("" for none).
@@ -305,6 +314,7 @@ func (f *crawlFlags) checkOutputs() error {
 	if f.out != "-" {
 		outs = append(outs, output{flag: "--out", path: f.out})
 	}
+	outs = append(outs, output{flag: "--summary-json", path: f.summaryJSON})
 	return checkOutputs(outs, f.state)
 }
 
