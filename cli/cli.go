@@ -1,7 +1,7 @@
 // Package cli is heed's whole command line as a library: a spider program
-// gets `crawl`, `status`, `robots check`, `robots lint`, `inventory` and
-// `skiplog merge` with one call in its main, the way a Scrapy project gets
-// `scrapy crawl NAME`:
+// gets `crawl`, `status`, `fleet clear`, `robots check`, `robots lint`,
+// `inventory` and `skiplog merge` with one call in its main, the way a
+// Scrapy project gets `scrapy crawl NAME`:
 //
 //	func main() { cli.Main(&shopSpider{}) }
 //
@@ -201,6 +201,7 @@ func (a *App) root() *cobra.Command {
 	root.AddCommand(
 		a.crawlCommand(),
 		a.statusCommand(),
+		a.fleetCommand(),
 		a.robotsCommand(),
 		a.inventoryCommand(),
 		a.skiplogCommand(),

@@ -135,7 +135,8 @@ func (a *App) chooseSpider(name string) (crawler.Spider, error) {
 // runCrawl checks every setting, then builds the crawler, then opens the
 // outputs, then crawls and prints the summary.
 func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra []crawler.Option) error {
-	stdout, stderr := a.stdout, a.stderr
+	// stderr is shared by the log and the progress line (progress.go).
+	stdout, stderr := a.stdout, newLiveTerm(a.stderr)
 	cfg, err := f.applyConfig(cmd)
 	if err != nil {
 		return err
@@ -208,8 +209,19 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	if err != nil {
 		return usageError("%v", err)
 	}
+	if err := f.fleet.finished(cmd.Context(), summaryWriter(f.out, stdout, stderr)); err != nil {
+		return err
+	}
 	if err := spider.Setup(c); err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("spider %s: %w", spiderName(spider), err)}
+	}
+	report := f.reportLogger(stderr)
+	statsLogged := false
+	for _, g := range f.groups {
+		if ra, ok := g.(reportAware); ok {
+			ra.setReportLogger(report)
+			statsLogged = statsLogged || ra.logsStats()
+		}
 	}
 	stopGroups, err := startGroups(f.groups, c, a)
 	defer stopGroups()
@@ -233,7 +245,7 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 		c.Export(feed)
 	}
 	stdout = summaryWriter(f.out, stdout, stderr)
-	stopProgress := startProgress(f.progress, stderr, c.Stats())
+	stopProgress := progress{mode: f.progress, term: stderr, log: report, logged: statsLogged}.start(crawlProgress(c.Stats(), c.Live))
 	sum, err := c.Run(cmd.Context(), seeds...)
 	stopProgress()
 	stopGroups()

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -133,11 +131,13 @@ func (f *paceFlags) options(l *optionList) {
 }
 
 // reportFlags are what a long command writes beside its results: the skip
-// log, the live progress line and the log's verbosity.
+// log, the live progress line and the log (logging.go).
 type reportFlags struct {
-	skiplog  string
-	progress string
-	verbose  bool
+	skiplog   string
+	progress  string
+	verbose   bool
+	logLevel  string
+	logFormat string
 }
 
 // defaultSkipLog is the skip log's name when --skiplog is not given.
@@ -145,30 +145,32 @@ const defaultSkipLog = "skipped.jsonl"
 
 func (f *reportFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.skiplog, "skiplog", defaultSkipLog, "write the skip log (every URL not fetched, and why) to this file; empty for none")
-	fs.StringVar(&f.progress, "progress", "auto", "live progress on stderr: auto (when a terminal), always, never")
+	fs.StringVar(&f.progress, "progress", "auto", "live progress on stderr: auto (a line on a terminal, a log record every "+progressLogEvery.String()+" otherwise), always (the line), never")
 	VerboseFlag(fs, &f.verbose)
+	LogFlags(fs, &f.logLevel, &f.logFormat)
 }
 
 // VerboseFlag adds heed's --verbose (-v) to a command of the program's
 // own, with the help text and default every heed command has.
 func VerboseFlag(fs *pflag.FlagSet, p *bool) {
-	fs.BoolVarP(p, "verbose", "v", false, "log robots.txt and sitemap fetches and errors to stderr")
+	fs.BoolVarP(p, "verbose", "v", false, "log at info level: robots.txt and sitemap fetches besides the warnings (--log-level info; an explicit --log-level wins)")
+}
+
+// LogFlags adds heed's --log-level and --log-format to a command of the
+// program's own; NewLogger makes the logger they name.
+func LogFlags(fs *pflag.FlagSet, level, format *string) {
+	fs.StringVar(level, "log-level", "warn", "least level logged to stderr: debug, info, warn (retries, pauses, outages, give-ups) or error")
+	fs.StringVar(format, "log-format", "text", "format of the log on stderr: text (key=value) or json (one object a line)")
 }
 
 func (f *reportFlags) check() error {
 	switch f.progress {
 	case "auto", "always", "never":
-		return nil
+	default:
+		return usageError("--progress %q: want auto, always or never", f.progress)
 	}
-	return usageError("--progress %q: want auto, always or never", f.progress)
-}
-
-// logger is the crawler's logger for --verbose; nil without it.
-func (f *reportFlags) logger(stderr io.Writer) *slog.Logger {
-	if !f.verbose {
-		return nil
-	}
-	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	_, err := parseLogSettings(f.logLevel, f.logFormat, f.verbose)
+	return err
 }
 
 // formatFlag is --format, the format of --out.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -36,14 +37,26 @@ type groupOptions interface {
 type watchFlags struct {
 	metricsFlag // shared_flags.go
 	statsEvery  time.Duration
+	log         *slog.Logger // the command's report logger (reportAware)
 	// authorities bounds the per-authority metric series (off by
 	// default: a big crawl touches many hosts).
 	authorities int
 }
 
+// reportAware is a FlagGroup of heed's that logs through the command's
+// report logger (reportFlags.reportLogger); crawl hands it over before
+// Start. logsStats says the group keeps periodic log records already.
+type reportAware interface {
+	setReportLogger(l *slog.Logger)
+	logsStats() bool
+}
+
+func (w *watchFlags) setReportLogger(l *slog.Logger) { w.log = l }
+func (w *watchFlags) logsStats() bool                { return w.statsEvery > 0 }
+
 func (w *watchFlags) Register(fs *pflag.FlagSet) {
 	w.metricsFlag.register(fs)
-	fs.DurationVar(&w.statsEvery, "stats-interval", 0, "print a line of statistics to stderr this often (0: only the summary at the end)")
+	fs.DurationVar(&w.statsEvery, "stats-interval", 0, "log a record of statistics (msg=stats) to stderr this often, in the --log-format (0: only the summary at the end)")
 	fs.IntVar(&w.authorities, "metrics-authorities", 0, `with --metrics, per-authority series for the first N hosts found, the rest summed as authority="other" (0: none)`)
 }
 
@@ -68,7 +81,11 @@ func (w *watchFlags) Start(c *crawler.Crawler, a *App) (stop func(), err error) 
 		stops = append(stops, func() { srv.Close() })
 	}
 	if w.statsEvery > 0 {
-		stops = append(stops, logStats(a.stderr, c.Stats(), w.statsEvery))
+		log := w.log
+		if log == nil {
+			log = slog.New(slog.NewTextHandler(a.stderr, nil))
+		}
+		stops = append(stops, logStats(log, c.Stats(), w.statsEvery))
 	}
 	return stop, nil
 }

@@ -196,8 +196,9 @@ func (f *inventoryFlags) check(cmd *cobra.Command, sites []string) error {
 	return checkOutputs(outs, "")
 }
 
-func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout, stderr io.Writer) error {
-	opts, _ := f.sm.options() // check parsed them
+func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout, errOut io.Writer) error {
+	stderr := newLiveTerm(errOut) // shared by the log and the progress line
+	opts, _ := f.sm.options()     // check parsed them
 	l := optionList{fs: cmd.Flags()}
 	l.add("timeout", crawler.WithTimeout(f.timeout))
 	l.add("concurrency", crawler.WithWorkers(f.workers))
@@ -243,7 +244,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 		}
 		defer skipFile.Close()
 	}
-	rowsOut, summaryOut := stdout, stderr
+	rowsOut, summaryOut := stdout, io.Writer(stderr)
 	var outFile *os.File
 	if f.out != "" && f.out != "-" {
 		outFile, err = os.OpenFile(f.out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
@@ -261,7 +262,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 		report = ui.NewInventoryReport(f.agent)
 		visit = func(r inventory.Row) error { report.Add(r); return nil }
 	}
-	stop := startInventoryProgress(f.progress, stderr, inv)
+	stop := progress{mode: f.progress, term: stderr, log: f.reportLogger(stderr)}.start(inventoryProgress(inv))
 	sum, err := inv.Run(cmd.Context(), sites, visit)
 	stop()
 	if report != nil && sum != nil {

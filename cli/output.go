@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -225,12 +226,18 @@ func (f *crawlFlags) resumable() error {
 	return nil
 }
 
-// logStats prints the statistics line every interval until stopped: the
-// periodic log a long job run without a terminal keeps.
-func logStats(w io.Writer, stats *stats.Collector, every time.Duration) (stop func()) {
-	return everyInterval(every, func() {
-		fmt.Fprintf(w, "%s stats: %s\n", time.Now().UTC().Format(time.RFC3339), stats.Snapshot().Line())
-	}, nil)
+// logStats logs a "stats" record every interval until stopped: the
+// periodic log a long job run without a terminal keeps, through the
+// command's report logger (its format, at info level).
+func logStats(log *slog.Logger, collector *stats.Collector, every time.Duration) (stop func()) {
+	return everyInterval(every, func() { log.Info("stats", statsArgs(collector.Snapshot())...) }, nil)
+}
+
+// statsArgs are a snapshot's counts as a log record's attributes.
+func statsArgs(s stats.Snapshot) []any {
+	return []any{"pages", s.Pages, "bytes", s.Bytes, "rate", round1(s.Rate()), "errors", crawlErrors(s),
+		"waiting", s.Waiting, "in_flight", s.InFlight, "duplicates", s.Duplicates, "skipped", s.SkippedTotal(),
+		"items", s.Items, "items_dropped", s.ItemsDropped, "elapsed", s.Elapsed.Round(time.Second).String()}
 }
 
 // summaryWriter is where the summary goes: standard output, unless the

@@ -245,7 +245,7 @@ func TestCrawlMetricsAndStats(t *testing.T) {
 	resp.Body.Close()
 	// Wait for one stats line (bounded), so the test does not depend on
 	// the ticker having fired by the time the crawl ends.
-	for i := 0; i < 3000 && !strings.Contains(stderr.String(), " stats: pages "); i++ {
+	for i := 0; i < 3000 && !strings.Contains(stderr.String(), " msg=stats pages="); i++ {
 		time.Sleep(time.Millisecond)
 	}
 	close(release)
@@ -257,7 +257,7 @@ func TestCrawlMetricsAndStats(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, body)
 		}
 	}
-	if !strings.Contains(stderr.String(), " stats: pages ") {
+	if !strings.Contains(stderr.String(), " msg=stats pages=") {
 		t.Errorf("no stats line in %q", stderr.String())
 	}
 	if code, _, stderr := runHeed(t, "crawl", "--agent", "HeedBot", "--skiplog", "", "--progress", "never", "--metrics", "256.1.1.1:0", site.URL+"/"); code != 2 {

@@ -25,6 +25,18 @@ type fleetFlags struct {
 	url     string
 	crawlID string
 	lease   time.Duration
+	// done, set by setupFleet, refuses a crawl that has finished before
+	// any output is opened (fleet.go).
+	done func(ctx context.Context, w io.Writer) error
+}
+
+// finished says, and stops the crawl, when the shared crawl has finished;
+// nil without --redis or while it has not.
+func (ff *fleetFlags) finished(ctx context.Context, w io.Writer) error {
+	if ff.done == nil {
+		return nil
+	}
+	return ff.done(ctx, w)
 }
 
 func (ff *fleetFlags) register(cmd *cobra.Command) {
@@ -106,6 +118,7 @@ func (f *crawlFlags) setupFleet(program string, seeds []string, opts *[]crawler.
 		rdb.Close()
 		return nil, usageError("%v", err)
 	}
+	ff.done = func(ctx context.Context, w io.Writer) error { return finishedFleet(ctx, program, b, id, ff.url, w) }
 	*opts = append(*opts, crawler.WithBackend(b))
 	fmt.Fprintf(stderr, "%s: crawl %s shared through %s (redis); this process's skip log: %s\n", program, id, redactURL(ff.url), f.skiplog)
 	return func() { rdb.Close() }, nil

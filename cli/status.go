@@ -19,9 +19,10 @@ func (a *App) statusCommand() *cobra.Command {
 	stdout := a.stdout
 	var dir string
 	var asJSON bool
+	var fl fleetTarget
 	cmd := &cobra.Command{
-		Use:   "status --state DIR",
-		Short: "Show the progress of a crawl job kept with --state: pages, queues, skip reasons, robots.txt",
+		Use:   "status --state DIR | --redis URL --crawl-id ID",
+		Short: "Show the progress of a crawl job (--state) or of a shared crawl (--redis): pages, queues, skip reasons, robots.txt",
 		Long: `Read the state directory of a crawl run with --state and report it: whether
 the job is complete, paused or was killed; pages, items and time over all its
 runs; the URLs queued per authority; the skip log's reasons; and the last
@@ -32,12 +33,28 @@ publishes in DIR/status.json every second: which process (pid, host) runs
 it since when, how fresh the snapshot is, pages, the queue and its most
 queued authorities, skip reasons, errors, and the authorities waiting on
 an unreachable robots.txt. A snapshot left by a process that died (kill
--9) is said to be stale.`,
+-9) is said to be stale.
+
+With --redis URL --crawl-id ID it reads a crawl shared through Redis,
+without joining it: whether it is running (live processes), paused
+(URLs queued, no live process) or finished (when, with what counts); the
+crawl-wide counters; the queue per authority and the leases outstanding;
+and every process with its last heartbeat.`,
 		Example: `  heed status --state job1
-  heed status --state job1 --json`,
+  heed status --state job1 --json
+  heed status --redis redis://10.0.0.5:6379/0 --crawl-id news`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fl.url != "" || fl.crawlID != "" {
+				if dir != "" {
+					return usageError("status takes --state or --redis, not both")
+				}
+				if len(args) > 0 {
+					return usageError("status takes no arguments (did you mean --crawl-id %s?)", args[0])
+				}
+				return fleetStatus(cmd.Context(), stdout, &fl, asJSON)
+			}
 			if dir == "" {
-				return usageError("status needs --state DIR")
+				return usageError("status needs --state DIR (or --redis URL --crawl-id ID)")
 			}
 			if len(args) > 0 {
 				return usageError("status takes no arguments (did you mean --state %s?)", args[0])
@@ -62,6 +79,7 @@ an unreachable robots.txt. A snapshot left by a process that died (kill
 	}
 	cmd.Flags().StringVar(&dir, "state", "", "the state directory of the crawl (its --state)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	fl.register(cmd)
 	return cmd
 }
 

@@ -65,6 +65,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -179,6 +180,18 @@ func (c *Crawler) Handle(name string) *Handler {
 	return h
 }
 
+// handlerNames returns the names of the named handlers, for a message.
+func (c *Crawler) handlerNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make([]string, 0, len(c.handlers))
+	for n := range c.handlers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 func (c *Crawler) handler(name string) *Handler {
 	if name == "" {
 		return &c.Handler
@@ -257,6 +270,7 @@ type run struct {
 	// Run's (set when the run starts, cancelled when it is over).
 	work context.Context
 
+	said    once // warnings said once per crawl (logging.go)
 	follows follows
 	fails   failures        // the first error of a URL that could not be fetched (nothing.go)
 	held    pagepolicy.Held // links not followed for nofollow (pagesignals.go)
@@ -336,7 +350,7 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 		return fs.Queued, fs.Leased
 	})
 	lp, _ := r.pace.(livePacer)
-	c.live.Store(&Live{front: r.front, pacer: lp})
+	c.live.Store(&Live{front: r.front, pacer: lp, robots: r.robots})
 	return r, nil
 }
 
@@ -408,6 +422,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 		r.drain(work)
 	}
 	r.stats.Finish()
+	r.reportStages()
 	ierr := r.items.close()
 	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
@@ -455,6 +470,7 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 		return
 	case errors.As(err, &rec):
 		r.skip(rec)
+		r.gaveUp(rec)
 	case errors.Is(err, discovery.ErrProbeUnneeded):
 		// A /sitemap.xml guess robots.txt made redundant: nothing to account for.
 	case err != nil:

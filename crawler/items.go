@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 )
 
@@ -56,16 +57,29 @@ func Drop(reason string) error { return &DropError{Reason: reason} }
 //		}),
 //	)
 //
-// When the emitted values are pointers, T is the pointer type.
+// When the emitted values are pointers, T is the pointer type: a stage
+// for Product does not see a *Product, nor a stage for *Product a
+// Product. The crawl says so: the first item that reaches a stage in the
+// other form is a warning on the crawl's logger, and at the end of the
+// crawl a stage that items reached and none matched is a warning naming
+// the types it saw (once per stage; see logging.go).
 func Stage[T any](fn func(ctx context.Context, item T) (T, error)) Pipeline {
-	return PipelineFunc(func(ctx context.Context, item any) (any, error) {
-		t, ok := item.(T)
-		if !ok {
-			return item, nil
-		}
-		return fn(ctx, t)
-	})
+	return typedStage[T](fn)
 }
+
+// typedStage is a Stage: it knows its item type, so the crawl can tell a
+// stage that items never match (stage_check.go).
+type typedStage[T any] func(ctx context.Context, item T) (T, error)
+
+func (s typedStage[T]) Process(ctx context.Context, item any) (any, error) {
+	t, ok := item.(T)
+	if !ok {
+		return item, nil
+	}
+	return s(ctx, t)
+}
+
+func (typedStage[T]) itemType() reflect.Type { return reflect.TypeFor[T]() }
 
 // Dedup returns a stage that drops every item of type T whose key was
 // seen before in this crawl, with reason "duplicate", like the duplicates
@@ -133,6 +147,9 @@ type itemSink struct {
 	mu        sync.Mutex
 	exporters []Exporter
 	closed    bool
+	// What reached each typed stage (stage_check.go).
+	tallyOnce sync.Once
+	tallies   []stageTally
 }
 
 func newItemSink(c *Crawler, cfg *config) *itemSink {
@@ -156,6 +173,7 @@ func (r *run) emit(resp *Response, item any) {
 	s := r.items
 	ctx := context.WithValue(resp.ctx, sourceKey{}, resp)
 	for i, p := range s.pipelines {
+		r.checkStage(i, p, item)
 		out, err := runStage(ctx, p, item)
 		if err != nil {
 			r.itemFailed(resp, item, i, err)
@@ -190,6 +208,15 @@ func (r *run) itemFailed(resp *Response, item any, stage int, err error) {
 	if errors.As(err, &drop) {
 		r.stats.ItemDropped(drop.Reason)
 		r.cfg.logger.Info("item dropped", "url", resp.Request.URL, "stage", stage, "reason", drop.Reason)
+	} else if stage < 0 {
+		r.stats.ItemError()
+		// An exporter's failure is said once, when it first happens; the
+		// rest are counted (ItemErrors) and logged at debug level.
+		if r.said.first(exportKey{}) {
+			r.cfg.logger.Error("item not exported: the feed is incomplete (further losses are counted)", "url", resp.Request.URL, "error", err)
+		} else {
+			r.cfg.logger.Debug("item not exported", "url", resp.Request.URL, "error", err)
+		}
 	} else {
 		r.stats.ItemError()
 		r.cfg.logger.Error("item failed", "url", resp.Request.URL, "stage", stage, "error", err)

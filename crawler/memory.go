@@ -88,7 +88,14 @@ func (s *SkipLog) Record(rec *skiplog.Record) bool {
 	}
 	s.seen[fp] = struct{}{}
 	if err := s.w.Write(rec); err != nil {
-		s.log.Error("skip log", "error", err)
+		// The first lost record is said at once; the rest are counted
+		// (the summary says how many), logged at debug level.
+		attrs := []any{"url", rec.URL, "reason", string(rec.Reason), "error", err}
+		if s.w.Summary().Failed == 1 {
+			s.log.Error("skip log: record not written; the skip log is incomplete and the crawl will fail (further losses are counted)", attrs...)
+		} else {
+			s.log.Debug("skip log: record not written", attrs...)
+		}
 	}
 	return true
 }

@@ -193,7 +193,9 @@ func WithTransport(rt http.RoundTripper) Option { return func(c *config) { c.tra
 // WithSkipLog writes the skip log, one JSON object per line, to w.
 func WithSkipLog(w io.Writer) Option { return func(c *config) { c.skipOut = w } }
 
-// WithLogger sets the logger (default: discard).
+// WithLogger sets the crawl's logger. Without it, warnings and errors go
+// to slog's default logger (standard error unless the program set
+// another) and the rest is dropped; see logging.go for what is logged.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithClock sets the clock used for robots.txt freshness and the skip log.
@@ -237,7 +239,7 @@ func (c *config) defaults() {
 		c.retries, c.retryBase = 2, 2*time.Second
 	}
 	if c.logger == nil {
-		c.logger = slog.New(slog.DiscardHandler)
+		c.logger = defaultLogger()
 	}
 	if c.now == nil {
 		c.now = time.Now

@@ -143,5 +143,6 @@ func (c *config) robotsPolicy(agent string) middleware.RobotsPolicy {
 func (c *config) retry() *middleware.Retry {
 	retry := middleware.DefaultRetry()
 	retry.MaxRetries, retry.Base = c.retries, c.retryBase
+	retry.Logger = c.logger
 	return retry
 }

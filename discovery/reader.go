@@ -244,8 +244,14 @@ func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) {
 		res.Err = err.Error()
 	}
 	m.result(res, err == nil)
-	m.log.Info("sitemap read", "url", req.URL, "format", res.Format, "urls", rep.URLs,
-		"sitemaps", rep.Sitemaps, "rejected", rep.Rejected, "truncated", res.TruncatedBy, "error", res.Err)
+	attrs := []any{"url", req.URL, "format", res.Format, "urls", rep.URLs, "sitemaps", rep.Sitemaps, "rejected", rep.Rejected}
+	if res.TruncatedBy != "" {
+		attrs = append(attrs, "truncated", res.TruncatedBy)
+	}
+	if res.Err != "" {
+		attrs = append(attrs, "error", res.Err)
+	}
+	m.log.Info("sitemap read", attrs...)
 }
 
 func (m *Reader) result(res Result, ok bool) {

@@ -29,6 +29,21 @@
 // again), and say so in the log. A Redis that restarts must persist its
 // data (an append-only file) for the crawl to survive it.
 //
+// # Watching and ending a crawl
+//
+// Every process records a heartbeat in Redis (WithHeartbeat, default
+// every DefaultHeartbeat) and removes it when it stops; one that misses
+// three is no longer live (it died, or lost Redis). The process that sees
+// the crawl end, nothing queued or in flight anywhere, records it as
+// finished, with when and the crawl-wide counts; a process that would
+// join a finished crawl is refused with a *FinishedError (a program
+// checks Fleet.Finished before it opens its outputs), so that a rerun
+// does not pass for a crawl of nothing. ReadStatus reads a crawl without
+// joining it (running, paused or finished; counters, queue per
+// authority, leases outstanding, processes and their heartbeats); Clear
+// deletes its keys to start it over, and refuses while a process is live
+// unless forced.
+//
 // # What it does not do
 //
 // A page budget (WithMaxPages, WithMaxPagesPerHost) is not shared and is
@@ -74,6 +89,9 @@ type config struct {
 	lease    time.Duration
 	retryFor time.Duration
 	logger   *slog.Logger
+	// heartbeat is how often the process records that it is alive
+	// (procs.go).
+	heartbeat time.Duration
 }
 
 // Fleet is the backend of one process of the crawl named crawlID in a
@@ -87,7 +105,7 @@ type Fleet struct{ cfg *config }
 // and '-', at most 100 of them. The client is the caller's to close, after
 // Run.
 func New(rdb redis.UniversalClient, crawlID string, opts ...Option) (*Fleet, error) {
-	rc := &config{client: rdb, crawlID: crawlID, lease: DefaultLeaseTimeout, retryFor: redisstore.DefaultRetryFor}
+	rc := &config{client: rdb, crawlID: crawlID, lease: DefaultLeaseTimeout, retryFor: redisstore.DefaultRetryFor, heartbeat: DefaultHeartbeat}
 	for _, o := range opts {
 		if o != nil {
 			o(rc)
@@ -100,6 +118,8 @@ func New(rdb redis.UniversalClient, crawlID string, opts ...Option) (*Fleet, err
 		return nil, fmt.Errorf("fleet: crawl id %q: use letters, digits, '.', '_' and '-' (at most 100)", rc.crawlID)
 	case rc.lease <= 0:
 		return nil, fmt.Errorf("fleet: lease timeout %v is not positive", rc.lease)
+	case rc.heartbeat <= 0:
+		return nil, fmt.Errorf("fleet: heartbeat %v is not positive", rc.heartbeat)
 	}
 	return &Fleet{cfg: rc}, nil
 }
@@ -118,6 +138,18 @@ func (b *Fleet) Check(j *crawler.Job) error {
 // of ctx, the run's.
 func (b *Fleet) Open(ctx context.Context, j *crawler.Job) (crawler.Session, error) {
 	return openFleet(ctx, b.cfg, j)
+}
+
+// Finished returns the crawl's finished record, or nil while it has
+// none: a program checks it before it opens its outputs, as `heed crawl
+// --redis` does, so that rerunning a finished crawl says so instead of
+// starting an empty skip log.
+func (b *Fleet) Finished(ctx context.Context) (*Finished, error) {
+	store, err := openStore(b.cfg.client, b.cfg.crawlID)
+	if err != nil {
+		return nil, err
+	}
+	return readFinished(ctx, store)
 }
 
 // WithLeaseTimeout sets how long a lease on a request and a pacer
@@ -162,6 +194,7 @@ type fleet struct {
 	wrapped  *fleetFrontier
 	robots   *redisstore.RobotsCache
 	counters *fleetCounters
+	beat     *heartbeat // this process's entry in the crawl's processes (procs.go)
 
 	stop chan struct{} // closed when the process stops taking work
 
@@ -173,6 +206,7 @@ type fleet struct {
 	bg        sync.WaitGroup
 	once      sync.Once
 	closeOnce sync.Once
+	started   bool // Start ran: the process is in the crawl's processes
 }
 
 // openFleet makes the store, the pacer and the frontier.
@@ -201,6 +235,16 @@ func openFleet(ctx context.Context, rc *config, j *crawler.Job) (*fleet, error) 
 	// run, or with the store's retry budget.
 	ctx, cancel := context.WithTimeout(ctx, rc.retryFor+10*time.Second)
 	defer cancel()
+	fin, err := readFinished(ctx, store)
+	if err != nil {
+		pacer.Close()
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	if fin != nil {
+		pacer.Close()
+		return nil, &FinishedError{CrawlID: rc.crawlID, Finished: *fin}
+	}
+	f.beat = newHeartbeat(store, rc.heartbeat)
 	// The scope check goes first: a link it passes is queued in one
 	// round trip; one it refuses goes to the admission, which records it
 	// once (redisfrontier.WithCheck).
@@ -253,7 +297,11 @@ func (f *fleet) Stop() crawler.StopPolicy { return crawler.Leave }
 // Finish stops the background work and reads the crawl-wide counts.
 func (f *fleet) Finish(sum *crawler.Summary) error {
 	f.close()
-	sum.Backend = f.summary()
+	s := f.summary()
+	sum.Backend = s
+	if s.Done && s.Err == "" && (s.Pages > 0 || len(s.Skipped) > 0) {
+		f.finished(s)
+	}
 	return f.skips.Finish(sum)
 }
 
@@ -271,7 +319,7 @@ func (f *fleet) Close() error {
 func (f *fleet) Start(intake context.Context) error {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(intake))
 	f.cancel = cancel
-	f.bg.Add(3)
+	f.bg.Add(4)
 	go func() {
 		defer f.bg.Done()
 		select {
@@ -282,6 +330,8 @@ func (f *fleet) Start(intake context.Context) error {
 	}()
 	go f.counters.run(ctx)
 	go f.readSizes(ctx)
+	go f.beat.run(ctx, f)
+	f.started = true
 	return nil
 }
 
@@ -369,6 +419,11 @@ func (f *fleet) close() {
 		}
 		f.bg.Wait()
 		f.counters.flushAll(f.cfg.retryFor)
+		if f.started {
+			if err := f.beat.leave(min(f.cfg.retryFor, 5*time.Second)); err != nil {
+				f.log.Warn("this process is still listed among the crawl's processes until its heartbeat ages", "error", err.Error())
+			}
+		}
 		f.pacer.Close()
 	})
 }
@@ -411,6 +466,25 @@ func Summarize(crawlID string, tot *redisstore.Totals, cn redisfrontier.Counts) 
 	s.Queued, s.Leased, s.Reclaimed = cn.Queued, cn.Leased, cn.Reclaimed
 	s.Done = cn.Queued == 0 && cn.Leased == 0 && cn.Admitting == 0
 	return s
+}
+
+// finished records the crawl as finished, with its counts, by the
+// store's clock; a failure is logged (the crawl is finished all the same,
+// and a rerun then finds nothing to do).
+func (f *fleet) finished(s *Summary) {
+	ctx, cancel := context.WithTimeout(context.Background(), min(f.cfg.retryFor, 5*time.Second))
+	defer cancel()
+	at, err := f.store.Now(ctx)
+	if err == nil {
+		var skipped int64
+		for _, n := range s.Skipped {
+			skipped += n
+		}
+		err = markFinished(ctx, f.store, Finished{At: at, By: f.beat.proc.ID, Pages: s.Pages, Bytes: s.Bytes, Skipped: skipped})
+	}
+	if err != nil {
+		f.log.Warn("the crawl is finished but could not be recorded as such", "error", err.Error())
+	}
 }
 
 // SummaryOf returns what a crawl's summary says of the whole shared crawl:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -30,6 +31,10 @@ type Retry struct {
 	Base, Max time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Logger, when set, receives a warning for every retry (the URL, the
+	// try that failed, its status or error, when the next try is) and for
+	// every request whose tries are spent.
+	Logger *slog.Logger
 }
 
 // DefaultRetry returns heed's retry policy: two retries, on 408, 429, 500,
@@ -53,6 +58,7 @@ func (r *Retry) Stage() Stage {
 					return resp, err
 				}
 				if req.Attempt >= r.MaxRetries {
+					r.warn("request failed: no tries left; the URL is skip-logged as fetch-error", req, "tries", req.Attempt+1, "error", err.Error())
 					return nil, &skiplog.Record{
 						URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError,
 						Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer,
@@ -66,6 +72,9 @@ func (r *Retry) Stage() Stage {
 					resp.Stream.Close() // dropped: the retry fetches it anew
 				}
 				return nil, r.deferral(req, resp.Status, resp.Header.Get("Retry-After"), nil)
+			}
+			if r.retryableStatus(resp.Status) && r.MaxRetries > 0 {
+				r.warn("request failed: no tries left; the response is kept", req, "tries", req.Attempt+1, "status", resp.Status)
 			}
 			return resp, nil
 		})
@@ -85,8 +94,28 @@ func (r *Retry) deferral(req *frontier.Request, status int, retryAfter string, e
 	if ra, ok := politeness.ParseRetryAfter(retryAfter, t); ok && ra > wait {
 		wait = ra
 	}
+	if r.Logger != nil {
+		attrs := []any{"url", req.URL, "attempt", req.Attempt + 1, "of", r.MaxRetries + 1}
+		if status != 0 {
+			attrs = append(attrs, "status", status)
+		}
+		if err != nil {
+			attrs = append(attrs, "error", err.Error())
+		}
+		if retryAfter != "" {
+			attrs = append(attrs, "retry_after", retryAfter)
+		}
+		r.Logger.Warn("request failed: retrying", append(attrs, "wait", wait, "next_try", t.Add(wait).UTC())...)
+	}
 	req.Attempt++
 	return &DeferError{Until: t.Add(wait), Reason: "retry", Status: status, RetryAfter: retryAfter, Err: err}
+}
+
+// warn logs a request whose tries are spent.
+func (r *Retry) warn(msg string, req *frontier.Request, attrs ...any) {
+	if r.Logger != nil {
+		r.Logger.Warn(msg, append([]any{"url", req.URL}, attrs...)...)
+	}
 }
 
 func (r *Retry) retryableStatus(code int) bool {

@@ -194,7 +194,9 @@ type RobotsPolicy struct {
 	OnLoaded func(e *RobotsEntry)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Logger receives one line per robots.txt fetch; nil means none.
+	// Logger receives one record per robots.txt fetch (info), a warning
+	// when an authority's robots.txt becomes unreachable and when heed
+	// gives up on it (see Robots); nil means none.
 	Logger *slog.Logger
 }
 
@@ -430,13 +432,14 @@ func (r *Robots) refresh(ctx context.Context, authority string, e *RobotsEntry, 
 	if err != nil {
 		return nil, err
 	}
-	r.fetched(fresh, newRobotsRecord(fresh, rf, r.policy.parseLimit()))
+	r.fetched(fresh, e, newRobotsRecord(fresh, rf, r.policy.parseLimit()))
 	return fresh, nil
 }
 
 // fetched tells the policy's hooks of a fresh entry and its record: Save
-// stores the record, OnFetched takes the entry, and the fetch is logged.
-func (r *Robots) fetched(fresh *RobotsEntry, rec *RobotsRecord) {
+// stores the record, OnFetched takes the entry, and the fetch is logged
+// (logFetch). prev is the entry it replaces, nil for a first fetch.
+func (r *Robots) fetched(fresh, prev *RobotsEntry, rec *RobotsRecord) {
 	if r.policy.Save != nil {
 		if err := r.policy.Save(rec); err != nil && r.policy.Logger != nil {
 			r.policy.Logger.Error("robots.txt record not saved", "authority", fresh.Authority, "error", err)
@@ -445,10 +448,7 @@ func (r *Robots) fetched(fresh *RobotsEntry, rec *RobotsRecord) {
 	if r.policy.OnFetched != nil {
 		r.policy.OnFetched(fresh)
 	}
-	if r.policy.Logger != nil {
-		r.policy.Logger.Info("robots.txt fetched", "authority", fresh.Authority, "state", fresh.State.String(),
-			"status", fresh.Status, "hops", fresh.Hops, "error", fresh.Err)
-	}
+	r.logFetch(fresh, prev)
 }
 
 // due reports whether entry e (nil if none) must be fetched again before

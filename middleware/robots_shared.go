@@ -101,7 +101,7 @@ func (r *Robots) sharedEntry(ctx context.Context, authority string, e *RobotsEnt
 		// again once the lock expires.
 		r.policy.Logger.Error("robots.txt not stored in the shared cache", "authority", authority, "error", err)
 	}
-	r.fetched(fresh, rec)
+	r.fetched(fresh, e, rec)
 	return fresh, nil
 }
 

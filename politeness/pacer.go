@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"sync"
 	"time"
 
@@ -404,24 +405,39 @@ func (p *Pacer) Release(authority string, fb Feedback) {
 			a.failures++
 		}
 		a.backoff = p.cfg.backoffFor(a.failures)
-		a.pause(now.Add(a.backoff), false)
+		if a.pause(now.Add(a.backoff), false) && slowDown(fb.Status) {
+			p.cfg.Log().Warn("politeness: server asked to slow down; authority paused (backoff: no valid Retry-After)",
+				"authority", authority, "status", fb.Status, "pause", a.backoff, "until", a.pausedUntil.UTC(), "failures", a.failures)
+		}
 	case retryAfter:
 		if pause > p.cfg.MaxPause {
 			p.cfg.Log().Warn("politeness: Retry-After longer than the pause cap; pausing for the cap",
 				"authority", authority, "retry_after", fb.RetryAfter, "asked", pause, "cap", p.cfg.MaxPause)
 			pause = p.cfg.MaxPause
 		}
-		a.pause(now.Add(pause), true)
+		if a.pause(now.Add(pause), true) {
+			p.cfg.Log().Warn("politeness: server asked to slow down; authority paused as Retry-After says",
+				"authority", authority, "status", fb.Status, "retry_after", fb.RetryAfter, "pause", pause, "until", a.pausedUntil.UTC())
+		}
 	}
 	a.throttle(&p.cfg, fb)
 }
 
 // pause extends the pause to until, remembering its cause when it is the
-// one in force; a.mu must be held.
-func (a *authority) pause(until time.Time, byRetryAfter bool) {
+// one in force, and reports whether it did; a.mu must be held.
+func (a *authority) pause(until time.Time, byRetryAfter bool) bool {
 	if until.After(a.pausedUntil) {
 		a.pausedUntil, a.byRetryAfter = until, byRetryAfter
+		return true
 	}
+	return false
+}
+
+// slowDown reports whether a status is a server's request to slow down
+// (429 Too Many Requests, 503 Service Unavailable): the pauses worth a
+// warning. Backoffs after other failures are the retries' to tell.
+func slowDown(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
 }
 
 // noteSilence counts a request that got no answer at all (an error that

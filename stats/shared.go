@@ -41,6 +41,11 @@ type Shared struct {
 // Complete says nothing was queued or leased anywhere in the crawl.
 func (s *Shared) Complete() bool { return s.Done }
 
+// FetchedPages counts the pages every process of the crawl fetched: a
+// process that fetched none while the others did has not failed (see
+// crawler.NothingFetched).
+func (s *Shared) FetchedPages() int64 { return s.Pages }
+
 // Format writes the crawl-wide summary as a few lines.
 func (s *Shared) Format(w io.Writer) error {
 	if s.Err != "" {

@@ -147,7 +147,7 @@ func TestCollectorStopsGracefully(t *testing.T) {
 	if len(obs) >= 120 || r[skiplog.Interrupted] == 0 {
 		t.Errorf("%d observations, %d interrupted: the job was not stopped mid-way", len(obs), r[skiplog.Interrupted])
 	}
-	if !strings.Contains(stdout.String(), "crawl interrupted") || !strings.Contains(stderr.String(), " stats: pages ") {
+	if !strings.Contains(stdout.String(), "crawl interrupted") || !strings.Contains(stderr.String(), " msg=stats pages=") {
 		t.Errorf("no stop notice or no statistics line:\n%s%s", stdout.String(), stderr.String())
 	}
 }

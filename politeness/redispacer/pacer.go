@@ -249,6 +249,15 @@ func (p *Pacer) Release(authority string, fb politeness.Feedback) {
 	if err != nil {
 		p.cfg.Log().Error("redispacer: release lost; the slot frees itself after the slot timeout",
 			"authority", authority, "slot_timeout", p.cfg.slotTimeout, "error", err.Error())
+		return
+	}
+	switch {
+	case o == "r":
+		p.cfg.Log().Warn("redispacer: server asked to slow down; authority paused as Retry-After says (a longer pause in force is kept)",
+			"authority", authority, "status", fb.Status, "retry_after", fb.RetryAfter, "pause", pause)
+	case o == "f" && (fb.Status == http.StatusTooManyRequests || fb.Status == http.StatusServiceUnavailable):
+		p.cfg.Log().Warn("redispacer: server asked to slow down; authority paused (backoff: no valid Retry-After)",
+			"authority", authority, "status", fb.Status)
 	}
 }
 
