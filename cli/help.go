@@ -25,9 +25,9 @@ var helpGroups = []struct {
 		"robots-give-up", "robots-max-age", "ignore-nofollow", "rel-nofollow", "respect", "purpose"}},
 	{"Output", []string{"out", "format", "append", "overwrite", "summary-json", "skiplog", "json", "fixture", "attr", "html"}},
 	{"Job", []string{"state", "cache", "cache-policy"}},
-	{"Fleet", []string{"redis", "crawl-id", "lease-timeout"}},
+	{"Fleet", []string{"redis", "crawl-id", "lease-timeout", "force"}},
 	{"Transport", []string{"header", "proxy", "ca-file", "insecure-skip-verify", "timeout", "max-body", "retries", "retry-wait"}},
-	{"Logging", []string{"verbose", "progress", "stats-interval", "metrics", "metrics-authorities", "ui", "addr"}},
+	{"Logging", []string{"log-level", "log-format", "verbose", "progress", "stats-interval", "metrics", "metrics-authorities", "ui", "addr"}},
 	{"Other", []string{"help", "version"}},
 }
 
