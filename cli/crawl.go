@@ -24,6 +24,12 @@ log with the reason and, for robots.txt, the deciding line and rule.
 Interrupt with Ctrl-C: requests in flight finish, and the skip log and
 items are complete.
 
+What goes wrong is logged to stderr when it happens, at warning level:
+retries, hosts paused by a 429 or 503, robots.txt outages (with the next
+try and the give-up time), hosts given up, lost output (--log-level,
+--log-format text or json). On a terminal a progress line fits its
+width; elsewhere a progress record is logged every 30 s.
+
 Every option is checked before any file is opened: a refused option exits
 with status 2 and leaves earlier feeds and skip logs as they were. The
 feed, the skip log and the state must be different files. A feed or skip
@@ -394,5 +400,8 @@ func stateOutcome(w io.Writer, dir string, sum crawler.Summary) {
 		fmt.Fprintf(w, "crawl paused: %d URLs still queued; run the same command to resume (state %s)\n", sum.Stats.Waiting, dir)
 	default:
 		fmt.Fprintf(w, "crawl stopped with %d URLs still queued; run the same command to resume (state %s)\n", sum.Stats.Waiting, dir)
+	}
+	if n := st.Approximate(); n != "" {
+		fmt.Fprintln(w, n)
 	}
 }

@@ -106,8 +106,15 @@ func formatStatus(w io.Writer, rep *jobstate.Report, now time.Time) error {
 		fmt.Fprintf(w, "runs: %d since %s (agent %s)\n", job.Runs, job.Started.Format(time.RFC3339), job.Agent)
 	}
 	if s := rep.Stats; s != nil {
-		fmt.Fprintf(w, "progress: %d pages, %d items (%d dropped), %d duplicates; %s of crawling (%.1f pages/s)\n",
-			s.Pages, s.Items, s.ItemsDropped, s.Duplicates, roundDuration(s.Elapsed), s.Rate())
+		label := "progress"
+		if job.Running {
+			label = "progress at the last checkpoint (APPROXIMATE: the process stopped up to a second later, and its last pages are not counted)"
+		}
+		fmt.Fprintf(w, "%s: %d pages, %d items (%d dropped), %d duplicates; %s of crawling (%.1f pages/s)\n",
+			label, s.Pages, s.Items, s.ItemsDropped, s.Duplicates, roundDuration(s.Elapsed), s.Rate())
+	}
+	if n := jobstate.ApproximateNote(job.Killed); n != "" {
+		fmt.Fprintln(w, n)
 	}
 	fmt.Fprintf(w, "frontier: %d queued, %d in flight at the last stop, %d URLs seen, %s on disk\n",
 		fs.Queued, fs.Leased, fs.Seen, stats.FormatBytes(fs.DiskBytes))

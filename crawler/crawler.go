@@ -1,7 +1,7 @@
 // Package crawler is heed's engine: it wires the frontier, the middleware
 // chain (scope, robots, budget, politeness, retry), the colly downloader,
 // the spider callbacks, the item pipelines and the skip log into a crawl,
-// and keeps its statistics.
+// and counts it (package stats).
 //
 // A crawl in five lines:
 //
@@ -20,8 +20,8 @@
 // one. Items are any Go values: Emit sends them through Pipeline stages
 // (Stage, Dedup; Drop drops one with a reason; ItemSource tells a stage
 // which page an item came from) to Exporters (package feed has heed's:
-// JSON Lines, JSON, CSV, feed.Open on a file named by its format). Stats
-// counts everything, the hooks (OnStart, OnItem, OnItemDropped, OnSkip,
+// JSON Lines, JSON, CSV, feed.Open on a file named by its format).
+// Crawler.Stats (a stats.Collector) counts everything, the hooks (OnStart, OnItem, OnItemDropped, OnSkip,
 // OnFinish) signal it, and package crawler/metrics exposes the counts to
 // Prometheus. There is no settings dictionary: every setting is a typed
 // Option.
@@ -43,9 +43,23 @@
 //
 // The crawler wires; the packages decide. robots.txt verdicts come from
 // heed's robots package through the middleware's robots stage, pacing from
-// the politeness package, queueing and deduplication from the frontier.
+// the politeness package, queueing and deduplication from the frontier,
+// sitemap discovery from package discovery, what a page may cost and the
+// scan that replaces its DOM from package htmlpage, the policy for a
+// site's page signals from package pagepolicy.
 // Every URL the crawl discovers ends in exactly one of three ways: fetched,
 // counted as a duplicate, or written to the skip log with its reason.
+//
+// # Logging
+//
+// The crawl logs through WithLogger's logger; without one, warnings and
+// errors go to slog's default logger (stderr unless the program set
+// another) and the rest is dropped. Warnings are said when they happen:
+// retries and requests whose tries are spent, authorities paused by a
+// 429 or 503, robots.txt outages and give-ups, authorities given up, the
+// first lost skip-log record or export, a callback name no handler has,
+// and a Stage whose type no item matched (a stage for P while the spider
+// emits *P): each of the last ones once. See logging.go.
 //
 // # What a site says outside robots.txt
 //
@@ -57,8 +71,8 @@
 // honoured by default (WithNofollow); rel="nofollow" only with
 // WithRelNofollow; WithRespect and WithPurposes keep a page's items out
 // of the exporters. Each exclusion is one skip-log record (nofollow,
-// rel-nofollow, page-directive, usage-preference) with its evidence; see
-// pagesignals.go.
+// rel-nofollow, page-directive, usage-preference) with its evidence, made
+// by package pagepolicy.
 package crawler
 
 import (

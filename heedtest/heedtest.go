@@ -30,7 +30,7 @@
 //     says which URLs a whole-site crawl fetches and why each other
 //     discovered URL is skipped.
 //   - StartScenario serves the scenario site, the one `heed demo`
-//     crawls: a dozen hosts, each exercising one part of RFC 9309
+//     crawls: twenty hosts, each exercising one part of RFC 9309
 //     (group selection, longest match, robots.txt status codes and
 //     redirects, Crawl-delay, sitemaps).
 //

@@ -143,6 +143,12 @@ type Job struct {
 	Running bool `json:"running"`
 	// Complete says the latest run ended with its frontier exhausted.
 	Complete bool `json:"complete"`
+	// Killed counts the runs that ended without closing (a crash, kill
+	// -9). Their statistics are those of their last checkpoint, stored
+	// every second, so the job's page, byte and status counts may fall
+	// short of what those runs fetched; the skip-log counts and the
+	// frontier's are exact, rebuilt from the skip log and the frontier.
+	Killed int `json:"killed,omitempty"`
 	// Agent is the job's product token; Seeds its seeds; Scope its scope
 	// options (crawler.Job.Scope). A run with another agent, other seeds
 	// or another scope is refused with a *MismatchError.
@@ -197,8 +203,27 @@ func (i *Info) Format(w io.Writer) error {
 	if dir == "" {
 		dir = "(a state store)"
 	}
-	_, err := fmt.Fprintf(w, "state %s: run %d, %s; this run fetched %d pages\n", dir, i.Job.Runs, state, i.Fetched)
-	return err
+	if _, err := fmt.Fprintf(w, "state %s: run %d, %s; this run fetched %d pages\n", dir, i.Job.Runs, state, i.Fetched); err != nil {
+		return err
+	}
+	if n := i.Approximate(); n != "" {
+		_, err := fmt.Fprintln(w, n)
+		return err
+	}
+	return nil
+}
+
+// Approximate says which of the job's counts are approximate, and why,
+// when an earlier run was killed (Job.Killed); "" when all are exact.
+func (i *Info) Approximate() string { return ApproximateNote(i.Job.Killed) }
+
+// ApproximateNote is the warning on the job's counts after killed runs
+// (Job.Killed); "" for none.
+func ApproximateNote(killed int) string {
+	if killed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("APPROXIMATE: %d runs of this job were killed before they closed; their pages, bytes and statuses are counted as of their last checkpoint (stored every second), so the job's page counts may fall short of what was fetched; skip-log and queue counts are exact", killed)
 }
 
 // InfoOf returns what a crawl's summary says of its state: its Backend,

@@ -179,6 +179,11 @@ func (s *session) resume() error {
 	if job.Runs == 0 {
 		job.Started = now
 	}
+	if job.Running {
+		// The last run never closed: its counts stop at its last
+		// checkpoint.
+		job.Killed++
+	}
 	job.Runs++
 	job.LastStart, job.Stopped, job.Running, job.Complete = now, time.Time{}, true, false
 	s.live.start()

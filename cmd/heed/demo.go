@@ -19,8 +19,8 @@ func demoCommand(a *cli.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Crawl heed's built-in local test site and show what was fetched and skipped",
-		Long: `Start heed's test site on loopback (a dozen hosts on 127.0.0.x, each with
-its own robots.txt: rules, a named group, Crawl-delay, 404, 403, 500, 503 then
+		Long: fmt.Sprintf(`Start heed's test site on loopback (%d hosts on %d addresses 127.0.0.x, each
+with its own robots.txt: rules, a named group, Crawl-delay, 404, 403, 500, 503 then
 200, a timeout, redirect chains, a 600 KiB file, sitemaps) and crawl it as
 HeedBot. No network is needed. The summary shows pages fetched and URLs
 skipped by reason; the skip log says, for every skipped URL, which robots.txt
@@ -29,7 +29,7 @@ line and rule excluded it.
 The https host's certificate is its own CA, written to DIR/ca.pem: the
 demo's crawl trusts it with --ca-file, as a crawl by hand can. With
 --serve the site stays up (until Ctrl-C) instead of being crawled, and
-the demo prints its seeds and a crawl command to try on it.`,
+the demo prints its seeds and a crawl command to try on it.`, testweb.ScenarioHosts(), testweb.ScenarioAddresses()),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The slow host answers robots.txt after 3 s; the crawl times a
 			// request out after 1 s, so that host is unreachable.

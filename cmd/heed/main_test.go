@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/heedcrawl/heed/cli"
+	"github.com/heedcrawl/heed/internal/testweb"
 )
 
 func TestDemoRuns(t *testing.T) {
@@ -84,5 +87,31 @@ func TestDemoServeIsCrawledWithCAFile(t *testing.T) {
 	}
 	if _, out := crawl(); !strings.Contains(out, "robots-unreachable") {
 		t.Errorf("crawl without --ca-file reached the https host:\n%s", out)
+	}
+}
+
+// TestDemoHelpCountsTheSite: demo --help gives the number of hosts and
+// addresses the site it starts has.
+func TestDemoHelpCountsTheSite(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := newApp(cli.WithOutput(&stdout, &stderr)).Run(context.Background(), []string{"demo", "--help"}); code != 0 {
+		t.Fatalf("exit %d %s", code, stderr.String())
+	}
+	site, err := testweb.StartScenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer site.Close()
+	addrs := map[string]bool{}
+	for _, h := range site.Hosts() {
+		u, err := url.Parse(h.BaseURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs[u.Hostname()] = true
+	}
+	want := fmt.Sprintf("(%d hosts on %d addresses 127.0.0.x,", len(site.Hosts()), len(addrs))
+	if help := stdout.String() + stderr.String(); !strings.Contains(help, want) {
+		t.Errorf("demo --help lacks %q:\n%s", want, help)
 	}
 }

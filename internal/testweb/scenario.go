@@ -82,6 +82,20 @@ var scenarioLayout = []struct {
 	{HostMaps, 19, false, (*scenario).mapsHost},
 }
 
+// ScenarioHosts is how many hosts (authorities) the scenario has, and
+// ScenarioAddresses how many loopback addresses they listen on: what a
+// description of the site says without starting it.
+func ScenarioHosts() int { return len(scenarioLayout) }
+
+// ScenarioAddresses: see ScenarioHosts.
+func ScenarioAddresses() int {
+	addrs := map[int]bool{}
+	for _, l := range scenarioLayout {
+		addrs[l.addr] = true
+	}
+	return len(addrs)
+}
+
 // StartScenario starts the fixed scenario site: every host of the Host*
 // constants on its own loopback authority. Seeds returns main's root,
 // from which every host is linked.
