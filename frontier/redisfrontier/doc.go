@@ -65,7 +65,9 @@
 //     all (dedup, queueing and the seen set in one atomic step); a link the
 //     check refuses, or every link when only an admission function is
 //     given, costs one more call per batch, to claim it before the
-//     admission function runs. Next, Done and Retry are one call each.
+//     admission function runs. Next, Done and Retry are one call each;
+//     [Frontier.Complete] pushes a page's links and ends its lease in
+//     the same call, so a fetched page costs one round trip for both.
 //
 // Drain, Stats and Counts are crawl-wide. Drain empties every process's
 // queue: a process that stops alone (one machine of a fleet) should finish
