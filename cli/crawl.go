@@ -256,6 +256,12 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	stopProgress()
 	stopGroups()
 	f.printSummary(stdout, sum)
+	if jerr := f.writeSummaryJSON(sum); jerr != nil {
+		if err != nil {
+			jerr = fmt.Errorf("%w (%v)", jerr, err)
+		}
+		return &exitError{code: 1, err: jerr}
+	}
 	if lost := f.lost(sum, feed); lost != nil {
 		if err != nil {
 			lost = fmt.Errorf("%w (%v)", lost, err)
@@ -303,7 +309,10 @@ func (f *crawlFlags) checkAll(seeds []string) error {
 	if err := checkFeed(f.out, f.format); err != nil {
 		return err
 	}
-	return f.checkOutputs()
+	if err := f.checkOutputs(); err != nil {
+		return err
+	}
+	return f.checkFeedMode()
 }
 
 // skipLogPath is where the crawl's skip log goes ("" for none).
@@ -323,6 +332,7 @@ func (f *crawlFlags) checkOutputs() error {
 	if f.out != "-" {
 		outs = append(outs, output{flag: "--out", path: f.out})
 	}
+	outs = append(outs, output{flag: "--summary-json", path: f.summaryJSON})
 	return checkOutputs(outs, f.state)
 }
 

@@ -24,6 +24,7 @@ type crawlFlags struct {
 	connFlags       // see transport_flags.go
 	maxBodyFlag     // see transport_flags.go
 	retryFlags      // see transport_flags.go
+	outputModeFlags // see feed_flags.go
 	out             string
 	perHost         int
 	depth           int
@@ -51,7 +52,8 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 	f.connFlags.register(fl)
 	f.maxBodyFlag.register(fl)
 	f.retryFlags.register(fl)
-	fl.StringVar(&f.out, "out", "", "write the spider's items to this feed: .jsonl, .json or .csv, optionally .gz; - for stdout (with --format)")
+	f.outputModeFlags.register(fl)
+	fl.StringVarP(&f.out, "out", "o", "", "write the spider's items to this feed: .jsonl, .json or .csv, optionally .gz; - for stdout (with --format)")
 	f.concurrencyFlag.register(fl)
 	fl.IntVar(&f.perHost, "per-host", 1, "requests in flight per host (authority) when --delay is 0 and the host has no Crawl-delay; a spaced host always has one")
 	fl.IntVar(&f.depth, "depth", 0, "follow links at most this deep from the seeds (0: no limit)")

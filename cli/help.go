@@ -23,7 +23,7 @@ var helpGroups = []struct {
 	{"Scope", []string{"allow-domain", "include", "exclude", "depth", "max-pages", "max-pages-per-host"}},
 	{"Politeness", []string{"agent", "user-agent", "delay", "max-crawl-delay", "per-host", "concurrency",
 		"robots-give-up", "robots-max-age", "ignore-nofollow", "rel-nofollow", "respect", "purpose"}},
-	{"Output", []string{"out", "format", "skiplog", "json", "fixture", "attr", "html"}},
+	{"Output", []string{"out", "format", "append", "overwrite", "summary-json", "skiplog", "json", "fixture", "attr", "html"}},
 	{"Job", []string{"state", "cache", "cache-policy"}},
 	{"Fleet", []string{"redis", "crawl-id", "lease-timeout", "force"}},
 	{"Transport", []string{"header", "proxy", "ca-file", "insecure-skip-verify", "timeout", "max-body", "retries", "retry-wait"}},

@@ -189,15 +189,16 @@ func feedOptions(format string, stdout io.Writer) []feed.Option {
 }
 
 // openFeed opens the feed --out names ("-" is standard output): appended
-// to with --state, else created. It returns nil for no --out.
+// to with --append or --state (but a new job's with --overwrite), else
+// created (checkFeedMode refused an existing feed without --overwrite). It returns nil for no --out.
 func (f *crawlFlags) openFeed(stdout io.Writer) (*guardedFeed, error) {
 	if f.out == "" {
 		return nil, nil
 	}
-	if f.state != "" {
+	if f.continues(f.state) {
 		feed, err := feed.Resume(f.out, feedOptions(f.format, stdout)...)
 		if err != nil {
-			return nil, usageError("--out with --state: %v", err)
+			return nil, usageError("--out: %v", err)
 		}
 		return &guardedFeed{Feed: feed}, nil
 	}

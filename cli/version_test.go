@@ -38,7 +38,7 @@ func TestVersionOfBuiltHeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds heed")
 	}
-	bin := buildCommandWith(t, "github.com/heedcrawl/heed/cmd/heed", "-buildvcs=auto")
+	bin := buildHeed(t)
 	flag, err := exec.Command(bin, "--version").Output()
 	if err != nil {
 		t.Fatal(err)
