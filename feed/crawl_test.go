@@ -60,7 +60,7 @@ func TestInterruptedFeedsAreValid(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if strings.Join(rows[0], ",") != "url,status,title,depth,referrer,bytes,links,fetched_at,robots,usage" {
+			if strings.Join(rows[0], ",") != "url,status,title,depth,referrer,bytes,truncated,links,fetched_at,robots,usage" {
 				t.Fatalf("%s: header %q", name, rows[0])
 			}
 			for _, r := range rows[1:] {
