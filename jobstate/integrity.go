@@ -30,7 +30,9 @@ import (
 //     leaves (records written after the last checkpoint) and is accepted.
 //
 // A crash between the frontier's checkpoint and the file's leaves the
-// frontier one checkpoint ahead, which is accepted. A state written before
+// frontier one checkpoint ahead, which is accepted; at the first
+// checkpoint that means a frontier holding checkpoint 1 and no
+// integrity.json yet. A state written before
 // heed recorded these checks has no integrity.json and no metaCheck, and is
 // opened as before; a state whose frontier holds a metaCheck but that has
 // no integrity.json is refused.
@@ -100,7 +102,9 @@ func checkState(dir string) (uint64, error) {
 			return 0, damaged("the frontier (%s) is damaged: %v", stateFrontierName, err)
 		}
 		switch {
-		case found && !recorded:
+		case found && !recorded && n > 1:
+			// Checkpoint 1 without its record is a crash during the
+			// first checkpoint; a later one has lost its record.
 			return 0, damaged("its integrity record (%s) is missing, though its frontier recorded checkpoint %d", stateCheckName, n)
 		case recorded && (!found || n < rec.Checkpoint):
 			return 0, damaged("the frontier (%s) is damaged: it holds checkpoint %d, the state recorded %d; its log lost the writes in between (cut or overwritten)", stateFrontierName, n, rec.Checkpoint)

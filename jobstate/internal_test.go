@@ -2,7 +2,11 @@ package jobstate
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,4 +105,41 @@ func jsonOf(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestFirstCheckpointCutBeforeItsRecord: a process killed during its
+// first checkpoint, after the frontier recorded checkpoint 1 and before
+// integrity.json was written, leaves a healthy state that is accepted;
+// a frontier further ahead of a missing record has lost that record and
+// is refused.
+func TestFirstCheckpointCutBeforeItsRecord(t *testing.T) {
+	dir := t.TempDir()
+	checkpoint := func() {
+		t.Helper()
+		s, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.OpenFrontier(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Checkpoint(&Checkpoint{Job: Job{Runs: 1, Agent: "HeedBot"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(dir, stateCheckName)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkpoint()
+	if n, err := checkState(dir); err != nil || n != 1 {
+		t.Fatalf("checkpoint 1 without its record: checkpoint %d, %v; want it accepted", n, err)
+	}
+	checkpoint()
+	var damage *DamageError
+	if _, err := checkState(dir); !errors.As(err, &damage) || !strings.Contains(err.Error(), "integrity record") {
+		t.Fatalf("a later checkpoint without its record: %v; want it refused as damage", err)
+	}
 }

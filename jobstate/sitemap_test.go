@@ -30,7 +30,7 @@ func TestStateReadsALargeSitemapWithinTheTimeout(t *testing.T) {
 	c, err := crawler.New("HeedBot",
 		crawler.WithBackend(jobstate.Dir(t.TempDir())),
 		crawler.WithSitemaps(big),
-		crawler.WithTimeout(time.Second),
+		crawler.WithTimeout(5*time.Second),
 		crawler.WithDelay(0),
 		crawler.WithTransport(closeWatch{next: http.DefaultTransport, url: big, closed: cancel}),
 	)
