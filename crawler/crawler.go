@@ -286,7 +286,7 @@ type run struct {
 
 	said    once // warnings said once per crawl (logging.go)
 	follows follows
-	fails   failures        // the first error of a URL that could not be fetched (nothing.go)
+	fails   stats.Failures  // the first error of a URL that could not be fetched (nothing.go)
 	held    pagepolicy.Held // links not followed for nofollow (pagesignals.go)
 	// record, in a run made by Parse, collects what callbacks emit and
 	// follow instead of the pipelines and the frontier (parse.go).
@@ -440,7 +440,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	ierr := r.items.close()
 	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
-	sum.NothingFetched = nothingFetched(&sum, r.fails.firstErr())
+	sum.NothingFetched = nothingFetched(&sum, r.fails.First())
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
 		ierr = err
@@ -590,7 +590,7 @@ func (r *run) skip(rec *skiplog.Record) {
 		return // the URL has its record, from this run or an earlier one
 	}
 	r.stats.Skipped(rec)
-	r.fails.saw(rec)
+	r.fails.Saw(rec)
 	r.sess.Count(Event{Kind: Skipped, Authority: rec.Authority, Reason: rec.Reason})
 	r.c.hooks.skipped(rec)
 }

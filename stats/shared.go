@@ -43,7 +43,7 @@ func (s *Shared) Complete() bool { return s.Done }
 
 // FetchedPages counts the pages every process of the crawl fetched: a
 // process that fetched none while the others did has not failed (see
-// crawler.NothingFetched).
+// NothingFetched).
 func (s *Shared) FetchedPages() int64 { return s.Pages }
 
 // Format writes the crawl-wide summary as a few lines.

@@ -3,7 +3,9 @@
 // and the one way heed writes them for people (Snapshot.Line for a
 // progress line, Snapshot.Format for the summary, FormatBytes); and
 // Shared, the crawl-wide counts of a crawl several processes share, with
-// its own Format.
+// its own Format; and NothingFetched, the report of a crawl that fetched
+// no page although it tried (Nothing reads it from the counts and the
+// skip log's reasons, Failures keeps the first failure's error).
 //
 // The model is Scrapy's stats collector with typed fields instead of a
 // dictionary: every count has its own field, documented where it is
@@ -17,7 +19,8 @@
 // The limits: the counts of one process (a crawl shared by several
 // processes adds them up elsewhere, see package fleet); Dropped keeps at
 // most MaxDropReasons distinct reasons and counts the rest as "other".
-// The package counts and formats; it does not decide, fetch or log.
+// The package counts, formats and reads the counts back; it does not
+// decide, fetch or log.
 package stats
 
 import (
