@@ -17,6 +17,10 @@ import (
 // robots.txt in force disallows, and one served from the cache passes no
 // pacer: a crawl replayed from a cache of Replay policy reaches the site
 // zero times, robots.txt included while it is younger than 24 hours.
+// A page served from the cache spends the page budget (WithMaxPages,
+// WithMaxPagesPerHost) as a fetched page does; a page the cache sends on
+// to the site spends it only once pacing lets it through, so a URL the
+// politeness stage excludes spends nothing, as without a cache.
 // Stats counts the responses served from it (CacheHits).
 //
 //	store, err := httpcache.OpenDir(".heed-cache")
@@ -77,11 +81,12 @@ func (d *downloader) applyCookies(cfg *config) {
 	}
 }
 
-// cacheStage is the HTTP cache's stage, or a stage that passes requests
-// on when the crawl has no cache.
-func (r *run) cacheStage() middleware.Stage {
+// cacheStage is the HTTP cache's stage, with served around the serving
+// of a stored response (see httpcache.Cache.StageServing), or a stage
+// that passes requests on when the crawl has no cache.
+func (r *run) cacheStage(served middleware.Stage) middleware.Stage {
 	if r.cfg.cache == nil {
 		return func(next middleware.Fetcher) middleware.Fetcher { return next }
 	}
-	return r.cfg.cache.Stage()
+	return r.cfg.cache.StageServing(served)
 }

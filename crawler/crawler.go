@@ -337,9 +337,8 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 	retry := cfg.retry()
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
 	sess.Chain(&policy, budget)
-	cache := r.cacheStage()
 	down := r.timed(r.down)
-	r.robots = middleware.NewRobots(cache(pace(down)), policy)
+	r.robots = middleware.NewRobots(r.cacheStage(nil)(pace(down)), policy)
 	r.budget = budget
 	r.maps = discovery.New(&cfg.sitemaps, (*sitemapEngine)(r), cfg.logger)
 	stages := []middleware.Stage{
@@ -347,15 +346,15 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 		r.robots.Stage(),
 		r.maps.Stage(),
 		budget.Check(),
-	}
-	if r.cfg.cache != nil {
-		// A page replayed from the cache spends the budget as a fetched
-		// one does, so a replay stops where the crawl it replays stopped.
-		stages = append(stages, budget.Stage(), cache, pace, retry.Stage())
-	} else {
-		stages = append(stages, pace,
-			budget.Stage(), // spent only on a request about to be sent
-			retry.Stage())
+		// A page served from the cache spends the budget as a fetched one
+		// does, so a replay stops where the crawl it replays stopped; a
+		// page that goes on to the site spends it below pacing, only when
+		// it is about to be sent: a URL the politeness stage excludes or
+		// defers spends nothing, cache or not.
+		r.cacheStage(budget.Stage()),
+		pace,
+		budget.Stage(),
+		retry.Stage(),
 	}
 	r.chain = middleware.Chain(down, stages...)
 	r.items = newItemSink(c, cfg)

@@ -96,10 +96,21 @@ func (c *Cache) Stats() Stats {
 // request, a stale one is revalidated through next, and everything else
 // goes to next and its response is stored if the policy allows. Errors
 // from next (exclusions, deferrals, failures) pass through unchanged.
-func (c *Cache) Stage() middleware.Stage {
+func (c *Cache) Stage() middleware.Stage { return c.StageServing(nil) }
+
+// StageServing is Stage with served wrapped around the serving of every
+// fresh entry: a response from the store passes through served (as it
+// would through the stages below the cache on its way from the site)
+// before it is returned, and an error from served refuses it: the entry
+// is not served, not counted as a hit, and the error goes up the chain.
+// heed's crawler spends its page budget there, so that a page served
+// from the cache spends it as a fetched one does, while a request that
+// goes on to the site spends it below the politeness stage, only once
+// pacing let it through. A nil served is Stage.
+func (c *Cache) StageServing(served middleware.Stage) middleware.Stage {
 	return func(next middleware.Fetcher) middleware.Fetcher {
 		return middleware.FetcherFunc(func(ctx context.Context, req *frontier.Request) (*middleware.Response, error) {
-			return c.fetch(ctx, next, req)
+			return c.fetch(ctx, next, served, req)
 		})
 	}
 }
@@ -140,15 +151,14 @@ func (c *Cache) lookup(req *frontier.Request, key string, hreq Request) (*Entry,
 	return e, body, v
 }
 
-func (c *Cache) fetch(ctx context.Context, next middleware.Fetcher, req *frontier.Request) (*middleware.Response, error) {
+func (c *Cache) fetch(ctx context.Context, next middleware.Fetcher, served middleware.Stage, req *frontier.Request) (*middleware.Response, error) {
 	key := Key(req)
 	hreq := Request{Method: method(req), URL: req.URL, Header: req.Header}
 	e, body, verdict := c.lookup(req, key, hreq)
 	if verdict == Fresh {
 		resp, err := c.serve(req, e, body)
 		if err == nil {
-			c.hits.Add(1)
-			return resp, nil
+			return c.hit(ctx, served, req, resp)
 		}
 		c.damaged.Add(1)
 		c.logger.Warn("httpcache: entry not used", "url", req.URL, "error", err)
@@ -175,7 +185,7 @@ func (c *Cache) fetch(ctx context.Context, next middleware.Fetcher, req *frontie
 			return served, nil
 		}
 		// The stored body is gone or damaged: fetch it whole.
-		return c.fetch(ctx, next, req)
+		return c.fetch(ctx, next, served, req)
 	}
 	c.misses.Add(1)
 	entry := &Entry{
@@ -190,6 +200,26 @@ func (c *Cache) fetch(ctx context.Context, next middleware.Fetcher, req *frontie
 		return resp, nil
 	}
 	c.save(key, entry, resp)
+	return resp, nil
+}
+
+// hit returns resp, a fresh entry's response, through served; a refusal
+// drops it.
+func (c *Cache) hit(ctx context.Context, served middleware.Stage, req *frontier.Request, resp *middleware.Response) (*middleware.Response, error) {
+	if served != nil {
+		stored := middleware.FetcherFunc(func(context.Context, *frontier.Request) (*middleware.Response, error) {
+			return resp, nil
+		})
+		out, err := served(stored).Fetch(ctx, req)
+		if err != nil {
+			if resp.Stream != nil {
+				resp.Stream.Close()
+			}
+			return nil, err
+		}
+		resp = out
+	}
+	c.hits.Add(1)
 	return resp, nil
 }
 

@@ -13,7 +13,10 @@
 // served for a URL the robots.txt in force disallows; and a response served
 // from the cache never reaches the pacer, so it needs no pacing. What
 // reaches the site (a miss, a revalidation) passes politeness like any
-// request.
+// request. [Cache.StageServing] lets the chain see what the cache serves:
+// heed's page budget is spent there for a stored page, and below
+// politeness for a page that goes to the site, so a URL politeness
+// excludes spends nothing.
 //
 // Each entry holds what the request was (method, URL, the request headers
 // its response's Vary names) and what came back (status, headers, body,

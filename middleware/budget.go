@@ -16,9 +16,13 @@ import (
 // the cap does not spend it; its [Budget.Check] sits before the
 // politeness stage and refuses, without spending, the requests of a
 // budget already spent, so they are accounted for without waiting for
-// their authority's turn. It counts a request once however often the
-// request is deferred and retried. Sitemaps and robots.txt files are not
-// pages and are not counted.
+// their authority's turn. With an HTTP cache above politeness, a page
+// served from the cache is a page served: the cache's serving passes
+// through Stage too (httpcache.Cache.StageServing), and a page that goes
+// on to the site spends the budget below politeness as without a cache.
+// It counts a request once however often the request is deferred and
+// retried. Sitemaps and robots.txt files are not pages and are not
+// counted.
 type Budget struct {
 	// Total caps pages over the whole crawl; 0 means no cap.
 	Total int
