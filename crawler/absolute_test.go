@@ -45,3 +45,16 @@ func FuzzAbsoluteURL(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAbsoluteURL resolves the links of a page as FollowLinks does:
+// an absolute path, and an absolute URL to another host.
+func BenchmarkAbsoluteURL(b *testing.B) {
+	u, _ := url.Parse("http://127.0.0.2:41234/p/17")
+	r := &Response{URL: u}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r.AbsoluteURL("/p/123") == "" || r.AbsoluteURL("http://127.0.0.3:41234/p/5") == "" {
+			b.Fatal("no URL")
+		}
+	}
+}

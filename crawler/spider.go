@@ -268,7 +268,7 @@ func (r *Response) AbsoluteURL(link string) string {
 	if base == nil {
 		base = r.URL
 	}
-	if abs, ok := resolveSimple(base, link); ok {
+	if abs, ok := htmlpage.ResolvePlain(base, link); ok {
 		return abs
 	}
 	u, err := base.Parse(link)

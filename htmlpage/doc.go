@@ -13,7 +13,10 @@
 //     (pages under SmallParse elements never wait);
 //   - Scan reads a page's a[href] links, its first base href and its meta
 //     robots directives in one tokenizer pass, without building a tree,
-//     for pages whose only consumer needs links (FollowLinks).
+//     for pages whose only consumer needs links (FollowLinks);
+//   - ResolvePlain resolves the plain links most pages hold (an absolute
+//     path, a plainly written http(s) URL) against the page's URL without
+//     net/url, and gives up (ok false) on anything net/url must resolve.
 //
 // The contract of Scan: where it answers (LinksOK), it finds the links
 // the DOM would, and its meta robots are exactly pagerobots.ScanHTML's
@@ -22,5 +25,7 @@
 // the tokenizer sees: inside select, framesets, foreign content (svg,
 // math), NUL bytes, a second base element, a page cut by the element
 // limit, more links than the limit. The caller then builds the DOM.
+// The contract of ResolvePlain: where it answers, it answers what
+// net/url's URL.Parse does, the fragment dropped (FuzzResolvePlain).
 // The package reads bytes; it does not fetch, follow or count.
 package htmlpage

@@ -1,12 +1,12 @@
-package crawler
+package htmlpage
 
 import (
 	"net/url"
 	"testing"
 )
 
-// resolveSlow is AbsoluteURL's resolution by net/url, without its repair
-// of references net/url refuses.
+// resolveSlow is crawler's Response.AbsoluteURL resolution by net/url,
+// without its repair of references net/url refuses.
 func resolveSlow(base *url.URL, link string) (string, bool) {
 	u, err := base.Parse(link)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
@@ -43,32 +43,32 @@ var resolveCases = []struct{ base, link string }{
 	{"http://a.example/", "/p?a=%zz"},
 }
 
-// TestResolveSimple checks the fast path against net/url on hand-picked
+// TestResolvePlain checks the fast path against net/url on hand-picked
 // links: wherever it answers, net/url answers the same, and it answers
 // the plain links a crawl mostly meets.
-func TestResolveSimple(t *testing.T) {
+func TestResolvePlain(t *testing.T) {
 	for _, c := range resolveCases {
 		base, err := url.Parse(c.base)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := resolveSimple(base, c.link)
+		got, ok := ResolvePlain(base, c.link)
 		want, wantOK := resolveSlow(base, c.link)
 		if ok && (!wantOK || got != want) {
-			t.Errorf("resolveSimple(%q, %q) = %q; net/url: %q, %v", c.base, c.link, got, want, wantOK)
+			t.Errorf("ResolvePlain(%q, %q) = %q; net/url: %q, %v", c.base, c.link, got, want, wantOK)
 		}
 	}
 	for _, c := range resolveCases[:6] {
 		base, _ := url.Parse(c.base)
-		if _, ok := resolveSimple(base, c.link); !ok {
-			t.Errorf("resolveSimple(%q, %q) gave up on a plain link", c.base, c.link)
+		if _, ok := ResolvePlain(base, c.link); !ok {
+			t.Errorf("ResolvePlain(%q, %q) gave up on a plain link", c.base, c.link)
 		}
 	}
 }
 
-// FuzzResolveSimple checks that the fast path, wherever it answers,
+// FuzzResolvePlain checks that the fast path, wherever it answers,
 // answers what net/url does.
-func FuzzResolveSimple(f *testing.F) {
+func FuzzResolvePlain(f *testing.F) {
 	for _, c := range resolveCases {
 		f.Add(c.base, c.link)
 	}
@@ -77,25 +77,27 @@ func FuzzResolveSimple(f *testing.F) {
 		if err != nil || !base.IsAbs() {
 			return
 		}
-		got, ok := resolveSimple(base, link)
+		got, ok := ResolvePlain(base, link)
 		if !ok {
 			return
 		}
 		want, wantOK := resolveSlow(base, link)
 		if !wantOK || got != want {
-			t.Fatalf("resolveSimple(%q, %q) = %q; net/url: %q, %v", rawBase, link, got, want, wantOK)
+			t.Fatalf("ResolvePlain(%q, %q) = %q; net/url: %q, %v", rawBase, link, got, want, wantOK)
 		}
 	})
 }
 
-// BenchmarkAbsoluteURL resolves the links of a page as FollowLinks does:
-// an absolute path, and an absolute URL to another host.
-func BenchmarkAbsoluteURL(b *testing.B) {
+// BenchmarkResolvePlain resolves the links of a page as FollowLinks
+// does: an absolute path, and an absolute URL to another host.
+func BenchmarkResolvePlain(b *testing.B) {
 	u, _ := url.Parse("http://127.0.0.2:41234/p/17")
-	r := &Response{URL: u}
 	b.ReportAllocs()
 	for b.Loop() {
-		if r.AbsoluteURL("/p/123") == "" || r.AbsoluteURL("http://127.0.0.3:41234/p/5") == "" {
+		if a, ok := ResolvePlain(u, "/p/123"); !ok || a == "" {
+			b.Fatal("no URL")
+		}
+		if a, ok := ResolvePlain(u, "http://127.0.0.3:41234/p/5"); !ok || a == "" {
 			b.Fatal("no URL")
 		}
 	}

@@ -1,4 +1,4 @@
-package crawler
+package htmlpage
 
 import (
 	"net/url"
@@ -7,24 +7,26 @@ import (
 
 // Most links a crawl meets are an absolute path ("/p/12?x=1") or an
 // absolute http(s) URL written plainly. For those, resolving against the
-// page's URL is string work: resolveSimple does it without net/url's
+// page's URL is string work: ResolvePlain does it without net/url's
 // parse, resolution and re-serialisation (three allocations and most of
 // the CPU a link costs), and gives up on anything else (dot segments,
 // percent-encoding, "//", other schemes, characters net/url would escape
-// or reject, a base with userinfo), which AbsoluteURL then resolves with
-// net/url as before. FuzzResolveSimple checks that both agree.
+// or reject, a base with userinfo), which the caller (crawler's
+// Response.AbsoluteURL) then resolves with net/url. FuzzResolvePlain
+// checks that both agree.
 
 // simpleBase reports whether links can be resolved against base by
-// resolveSimple: an http(s) URL with a simple host and no userinfo.
+// ResolvePlain: an http(s) URL with a simple host and no userinfo.
 func simpleBase(base *url.URL) bool {
 	return base != nil && base.User == nil && base.Opaque == "" &&
 		(base.Scheme == "http" || base.Scheme == "https") && simpleHost(base.Host)
 }
 
-// resolveSimple resolves link (trimmed, not empty, not a lone fragment)
+// ResolvePlain resolves link (trimmed, not empty, not a lone fragment)
 // against base as base.Parse would, dropping the fragment; ok is false
-// when the link or the base needs net/url.
-func resolveSimple(base *url.URL, link string) (string, bool) {
+// when the link or the base needs net/url. It allocates at most the
+// resolved string.
+func ResolvePlain(base *url.URL, link string) (string, bool) {
 	rest := ""
 	switch {
 	case strings.HasPrefix(link, "http://"):
