@@ -100,7 +100,7 @@ func resolve(agent string, opts []Option) (*config, error) {
 		return nil, err
 	}
 	if len(cfg.headers) > 0 {
-		cfg.transport = &headerTransport{next: cmp.Or[http.RoundTripper](cfg.transport, defaultTransport()), headers: cfg.headers}
+		cfg.transport = &middleware.Headers{Next: cmp.Or[http.RoundTripper](cfg.transport, defaultTransport()), Headers: cfg.headers}
 	}
 	return cfg, nil
 }
