@@ -10,7 +10,13 @@
 //
 // The budget is spent only once politeness has let the request start,
 // and checked (without spending) before, so that the requests of a spent
-// budget are accounted for at once.
+// budget are accounted for at once. With an HTTP cache, the cache sits
+// between the budget check and politeness, and a page it serves spends
+// the budget as it is served.
+//
+// Below the chain, [Headers] is the transport that adds a crawl's own
+// headers to every request it sends (pages, robots.txt, sitemaps), each
+// first checked by [CheckHeader].
 //
 // A stage that excludes a URL returns a *skiplog.Record as its error; a
 // stage that wants the request tried again later (the authority is not
