@@ -22,7 +22,7 @@ import (
 // at the cap, and colly's view of the response carries the same body.
 func TestDownloaderBodies(t *testing.T) {
 	const max = 1000
-	page := bytes.Repeat([]byte("0123456789"), 80) // 800 bytes, under the cap
+	page := bytes.Repeat([]byte("0123456789"), 80)  // 800 bytes, under the cap
 	long := bytes.Repeat([]byte("abcdefghij"), 150) // 1,500 bytes, over it
 	gz := func(b []byte) []byte {
 		var buf bytes.Buffer
