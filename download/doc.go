@@ -23,9 +23,11 @@
 //     body is cut to MaxBody and the response marked Truncated.
 //   - Fetch's context reaches the network: colly takes no context per
 //     request, so each call is given an id in a header the transport
-//     removes before the request leaves, and the transport links the
-//     call's cancellation and deadline to the request as long as its body
-//     is open.
+//     removes before the request leaves, and the transport sends the
+//     request and reads its body under the call's context, which carries
+//     the call's cancellation and Config.Timeout. The body is read into
+//     one buffer of its declared length when that is small, and handed
+//     to colly read.
 //   - The User-Agent is Config.UserAgent on every request; a request's own
 //     headers go with it, but never its own User-Agent (the robots.txt
 //     group heed obeys is the one the site sees addressed).

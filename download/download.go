@@ -62,10 +62,11 @@ type Downloader struct {
 	transport http.RoundTripper
 	userAgent string
 	timeout   time.Duration
-	// calls maps the id in a request's callHeader to its Fetch's
-	// context: colly takes no context per request, so the transport
-	// looks it up, and a cancelled context (a robots.txt attempt's
-	// deadline, a closing crawl) ends the download.
+	// calls maps the id in a request's callHeader to its Fetch's call:
+	// colly takes no context per request, so the transport looks the
+	// call up, downloads under its context (a robots.txt attempt's
+	// deadline, a closing crawl, the request timeout) and leaves the body
+	// in it.
 	calls  sync.Map
 	callID atomic.Uint64
 }
@@ -76,11 +77,18 @@ const callHeader = "X-Heed-Call"
 
 const slotKey = "heed.slot"
 
-// slot carries one download's outcome out of colly's callbacks.
-type slot struct {
+// call is one Fetch in progress: its context, for the transport, and the
+// download's outcome, out of colly's callbacks.
+type call struct {
+	ctx     context.Context
 	started atomic.Bool
 	resp    *colly.Response
 	err     error
+	// body is the response body as the transport read it, and read
+	// whether it did: colly then reads an empty body, and Fetch hands
+	// this one on (see boundedTransport.RoundTrip).
+	body []byte
+	read bool
 }
 
 // New returns a Downloader for cfg, or the error of a preset cookie whose
@@ -101,13 +109,16 @@ func New(cfg Config) (*Downloader, error) {
 		transport = DefaultTransport()
 	}
 	d := &Downloader{c: c, maxBody: cfg.MaxBody, stray: cfg.Stray, transport: transport, userAgent: cfg.UserAgent, timeout: cfg.Timeout}
-	c.WithTransport(&boundedTransport{next: transport, max: int64(cfg.MaxBody), ctx: d.callContext})
-	c.SetRequestTimeout(cfg.Timeout)
+	c.WithTransport(&boundedTransport{next: transport, max: int64(cfg.MaxBody), call: d.call})
+	// The request timeout is the call's context's (see Fetch), not the
+	// http.Client's: a Client with a timeout and a transport it does not
+	// know runs a timer goroutine per request to cancel it.
+	c.SetRequestTimeout(0)
 	d.jar = newAuthorityJar()
 	c.SetCookieJar(d.jar)
 	c.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	c.OnRequest(func(r *colly.Request) {
-		s, _ := r.Ctx.GetAny(slotKey).(*slot)
+		s, _ := r.Ctx.GetAny(slotKey).(*call)
 		if s == nil || !s.started.CompareAndSwap(false, true) {
 			// Not a request Fetch started: a callback called colly's
 			// Visit. Never let it bypass the frontier.
@@ -118,7 +129,7 @@ func New(cfg Config) (*Downloader, error) {
 		}
 	})
 	c.OnResponse(func(r *colly.Response) {
-		if s, _ := r.Ctx.GetAny(slotKey).(*slot); s != nil {
+		if s, _ := r.Ctx.GetAny(slotKey).(*call); s != nil {
 			s.resp = r
 		}
 	})
@@ -126,7 +137,7 @@ func New(cfg Config) (*Downloader, error) {
 		if r == nil || r.Ctx == nil {
 			return
 		}
-		if s, _ := r.Ctx.GetAny(slotKey).(*slot); s != nil {
+		if s, _ := r.Ctx.GetAny(slotKey).(*call); s != nil {
 			s.err = err
 			if r.StatusCode > 0 {
 				s.resp = r
@@ -152,14 +163,19 @@ func (d *Downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 	if method == "" {
 		method = http.MethodGet
 	}
-	s := &slot{}
+	if d.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.timeout)
+		defer cancel()
+	}
+	s := &call{ctx: ctx}
 	cctx := colly.NewContext()
 	cctx.Put(slotKey, s)
 	for k, v := range req.Meta {
 		cctx.Put(k, v)
 	}
 	id := strconv.FormatUint(d.callID.Add(1), 10)
-	d.calls.Store(id, ctx)
+	d.calls.Store(id, s)
 	defer d.calls.Delete(id)
 	start := time.Now()
 	var reqBody io.Reader
@@ -179,6 +195,9 @@ func (d *Downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 		return nil, fmt.Errorf("download %s: %w", req.URL, err)
 	}
 	r := s.resp
+	if s.read {
+		r.Body = s.body
+	}
 	body := r.Body
 	truncated := false
 	if d.maxBody > 0 && len(body) > d.maxBody {
@@ -216,11 +235,11 @@ func requestHeader(h http.Header) http.Header {
 	return out
 }
 
-// callContext returns the context of the Fetch call id, or nil.
-func (d *Downloader) callContext(id string) context.Context {
+// call returns the Fetch call id, or nil.
+func (d *Downloader) call(id string) *call {
 	v, ok := d.calls.Load(id)
 	if !ok {
 		return nil
 	}
-	return v.(context.Context)
+	return v.(*call)
 }
