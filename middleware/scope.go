@@ -3,10 +3,8 @@ package middleware
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
-	"strings"
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/skiplog"
@@ -31,9 +29,13 @@ type Scope struct {
 	Exclude []*regexp.Regexp
 	// MaxDepth refuses requests deeper than it; 0 means no limit.
 	MaxDepth int
+
+	// domains is Domains normalised into a set; it is rebuilt when
+	// Domains is assigned another slice (change Domains that way, not
+	// in place, once the Scope is in use).
+	domains domainCache
 }
 
-// Check returns nil when req is in scope, or the *skiplog.Record that
 // MetaNoRule is the Meta key of a link the spider's link rules refused
 // (crawler.LinkRule, package linkrule): Check rejects such a request with reason no-rule and
 // the value as detail. The link goes through the frontier like any other
@@ -41,14 +43,16 @@ type Scope struct {
 // does.
 const MetaNoRule = "heed.no-rule"
 
+// Check returns nil when req is in scope, or the *skiplog.Record that
 // excludes it.
 func (s *Scope) Check(req *frontier.Request) error {
-	u, err := url.Parse(req.URL)
-	if err != nil || u.Host == "" {
+	host, ok := hostname(req.URL)
+	if !ok {
+		_, err := url.Parse(req.URL)
 		return s.record(req, skiplog.InvalidURL, fmt.Sprintf("cannot parse URL: %v", err))
 	}
-	if len(s.Domains) > 0 && !s.domainAllowed(u.Hostname()) {
-		return s.record(req, skiplog.Offsite, fmt.Sprintf("host %s is not in the allowed domains", u.Hostname()))
+	if len(s.Domains) > 0 && !s.domains.get(s.Domains).allowed(host) {
+		return s.record(req, skiplog.Offsite, fmt.Sprintf("host %s is not in the allowed domains", host))
 	}
 	if why, ok := req.Meta[MetaNoRule]; ok && req.Kind == frontier.KindPage {
 		return s.record(req, skiplog.NoRule, why)
@@ -80,22 +84,6 @@ func (s *Scope) Check(req *frontier.Request) error {
 		return s.record(req, skiplog.Depth, fmt.Sprintf("depth %d is over the limit of %d", req.Depth, s.MaxDepth))
 	}
 	return nil
-}
-
-func (s *Scope) domainAllowed(host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	isIP := net.ParseIP(host) != nil
-	for _, d := range s.Domains {
-		d = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(d, "."), "."))
-		if host == d {
-			return true
-		}
-		// Subdomains of a name are in scope; an address has none.
-		if !isIP && net.ParseIP(d) == nil && strings.HasSuffix(host, "."+d) {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Scope) record(req *frontier.Request, reason skiplog.Reason, detail string) *skiplog.Record {
