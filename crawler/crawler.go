@@ -514,7 +514,7 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 		r.maps.Handle(ctx, resp)
 		return
 	}
-	r.fetched(req.Authority(), resp.Status, len(resp.Body))
+	r.fetched(req, resp.Status, len(resp.Body))
 	if resp.FromCache {
 		r.stats.CacheHit()
 	}
@@ -535,10 +535,11 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 	r.dispatch(ctx, resp)
 }
 
-// fetched counts a downloaded response, here and in the backend.
-func (r *run) fetched(authority string, status, bytes int) {
+// fetched counts a downloaded response to req, here and in the backend.
+func (r *run) fetched(req *frontier.Request, status, bytes int) {
+	authority := req.Authority()
 	r.stats.Fetched(authority, status, bytes)
-	r.sess.Count(Event{Kind: Fetched, Authority: authority, Status: status, Bytes: bytes})
+	r.sess.Count(Event{Kind: Fetched, Authority: authority, Status: status, Bytes: bytes, Request: req})
 }
 
 // enqueue pushes a discovered request, accounts for the outcome and

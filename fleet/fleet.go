@@ -283,7 +283,7 @@ func (f *fleet) Record(rec *skiplog.Record) bool { return f.skips.Record(rec) }
 func (f *fleet) Count(e crawler.Event) {
 	switch e.Kind {
 	case crawler.Fetched:
-		f.counters.fetched(e.Authority, e.Status, e.Bytes)
+		f.counters.fetched(e.Request, e.Authority, e.Status, e.Bytes)
 	case crawler.Skipped:
 		f.counters.skipped(e.Authority, e.Reason)
 	case crawler.RobotsFetched:
