@@ -68,7 +68,8 @@
 // the crawler's token, X-Robots-Tag) and AI usage preferences (package
 // aipref, decided by middleware.DecideUsage from robots.txt Content-Usage
 // rules and the Content-Usage header) are read once and attached to the
-// Response and, through SignalCarrier and Page, to its items. nofollow is
+// Response and, through SignalCarrier (and package pages' Page), to its
+// items. nofollow is
 // honoured by default (WithNofollow); rel="nofollow" only with
 // WithRelNofollow; WithRespect and WithPurposes keep a page's items out
 // of the exporters. Each exclusion is one skip-log record (nofollow,
