@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"sync/atomic"
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/skiplog"
@@ -30,10 +31,10 @@ type Scope struct {
 	// MaxDepth refuses requests deeper than it; 0 means no limit.
 	MaxDepth int
 
-	// domains is Domains normalised into a set; it is rebuilt when
-	// Domains is assigned another slice (change Domains that way, not
-	// in place, once the Scope is in use).
-	domains domainCache
+	// domains is Domains made ready for matching, rebuilt when Domains
+	// is replaced by another slice (its elements are not to be changed
+	// in place once Check has been asked).
+	domains atomic.Pointer[domainSet]
 }
 
 // MetaNoRule is the Meta key of a link the spider's link rules refused
@@ -51,7 +52,7 @@ func (s *Scope) Check(req *frontier.Request) error {
 		_, err := url.Parse(req.URL)
 		return s.record(req, skiplog.InvalidURL, fmt.Sprintf("cannot parse URL: %v", err))
 	}
-	if len(s.Domains) > 0 && !s.domains.get(s.Domains).allowed(host) {
+	if len(s.Domains) > 0 && !s.domainAllowed(host) {
 		return s.record(req, skiplog.Offsite, fmt.Sprintf("host %s is not in the allowed domains", host))
 	}
 	if why, ok := req.Meta[MetaNoRule]; ok && req.Kind == frontier.KindPage {
@@ -84,6 +85,15 @@ func (s *Scope) Check(req *frontier.Request) error {
 		return s.record(req, skiplog.Depth, fmt.Sprintf("depth %d is over the limit of %d", req.Depth, s.MaxDepth))
 	}
 	return nil
+}
+
+func (s *Scope) domainAllowed(host string) bool {
+	ds := s.domains.Load()
+	if ds == nil || !ds.builtFrom(s.Domains) {
+		ds = newDomainSet(s.Domains)
+		s.domains.Store(ds)
+	}
+	return ds.allows(host)
 }
 
 func (s *Scope) record(req *frontier.Request, reason skiplog.Reason, detail string) *skiplog.Record {
