@@ -476,11 +476,7 @@ func (f *fleet) finished(s *Summary) {
 	defer cancel()
 	at, err := f.store.Now(ctx)
 	if err == nil {
-		var skipped int64
-		for _, n := range s.Skipped {
-			skipped += n
-		}
-		err = markFinished(ctx, f.store, Finished{At: at, By: f.beat.proc.ID, Pages: s.Pages, Bytes: s.Bytes, Skipped: skipped})
+		err = markFinished(ctx, f.store, Finished{At: at, By: f.beat.proc.ID, Pages: s.Pages, Bytes: s.Bytes, Skipped: s.SkippedTotal()})
 	}
 	if err != nil {
 		f.log.Warn("the crawl is finished but could not be recorded as such", "error", err.Error())
