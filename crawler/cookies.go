@@ -5,6 +5,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"sync"
+	"sync/atomic"
 
 	"github.com/heedcrawl/heed/frontier"
 )
@@ -14,14 +15,22 @@ import (
 // ports and schemes, and a Domain attribute shares them across subdomains.
 // heed never lets a cookie one authority set reach another, so following a
 // link or a redirect to another authority carries no credentials.
+//
+// An authority gets a jar when it first sets a cookie; asking for the
+// cookies of one that never did creates nothing, and while no authority
+// has set any (most crawls) it costs no more than an atomic load.
 type authorityJar struct {
 	mu   sync.Mutex
 	jars map[string]*cookiejar.Jar
+	// held is how many authorities have a jar.
+	held atomic.Int32
 }
 
 func newAuthorityJar() *authorityJar { return &authorityJar{jars: make(map[string]*cookiejar.Jar)} }
 
-func (j *authorityJar) jar(u *url.URL) *cookiejar.Jar {
+// jar returns u's authority's jar, creating it if create is set; nil if
+// it has none.
+func (j *authorityJar) jar(u *url.URL, create bool) *cookiejar.Jar {
 	auth, err := frontier.Authority(u.String())
 	if err != nil {
 		return nil
@@ -29,23 +38,27 @@ func (j *authorityJar) jar(u *url.URL) *cookiejar.Jar {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	jar := j.jars[auth]
-	if jar == nil {
+	if jar == nil && create {
 		jar, _ = cookiejar.New(nil)
 		j.jars[auth] = jar
+		j.held.Add(1)
 	}
 	return jar
 }
 
 // SetCookies stores the cookies a response of u set, for u's authority only.
 func (j *authorityJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
-	if jar := j.jar(u); jar != nil {
+	if jar := j.jar(u, true); jar != nil {
 		jar.SetCookies(u, cookies)
 	}
 }
 
 // Cookies returns the cookies to send to u: only those its own authority set.
 func (j *authorityJar) Cookies(u *url.URL) []*http.Cookie {
-	if jar := j.jar(u); jar != nil {
+	if j.held.Load() == 0 {
+		return nil
+	}
+	if jar := j.jar(u, false); jar != nil {
 		return jar.Cookies(u)
 	}
 	return nil

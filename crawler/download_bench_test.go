@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"testing"
 	"time"
@@ -85,4 +86,26 @@ func BenchmarkNetHTTPGet(b *testing.B) {
 		}
 	}
 	reportCPU(b, cpu)
+}
+
+// BenchmarkAuthorityJarCookies asks for the cookies of a request as the
+// http.Client does before every request: on a crawl where no authority
+// set any, and on one where another authority did.
+func BenchmarkAuthorityJarCookies(b *testing.B) {
+	u, _ := url.Parse("http://127.0.0.2:41234/p/17")
+	other, _ := url.Parse("http://127.0.0.3:41234/login")
+	for _, name := range []string{"none set", "another authority set one"} {
+		b.Run(name, func(b *testing.B) {
+			j := newAuthorityJar()
+			if name != "none set" {
+				j.SetCookies(other, []*http.Cookie{{Name: "s", Value: "1"}})
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(j.Cookies(u)) != 0 {
+					b.Fatal("a cookie crossed authorities")
+				}
+			}
+		})
+	}
 }
