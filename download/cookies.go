@@ -1,14 +1,64 @@
-package crawler
+package download
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/heedcrawl/heed/frontier"
 )
+
+// Cookies are cookies preset for the authority of URL (a session cookie
+// copied from a browser, a consent cookie), as if that authority had set
+// them: like every cookie in the jar they are sent to that authority only.
+type Cookies struct {
+	URL     string
+	Cookies []*http.Cookie
+}
+
+// Check reports what in c a Downloader cannot take: a preset cookie's URL
+// that is not an absolute http(s) URL, since its cookies would belong to
+// no authority.
+func (c Config) Check() error {
+	for _, p := range c.Cookies {
+		if _, err := p.url(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// url parses the preset's URL, refusing one that names no authority.
+func (p Cookies) url() (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(p.URL))
+	if err != nil {
+		return nil, err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%q is not an absolute http(s) URL", p.URL)
+	}
+	if _, err := frontier.Authority(u.String()); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// applyCookies sets the jar as the config says.
+func (d *Downloader) applyCookies(cfg Config) {
+	if cfg.NoCookies {
+		d.c.DisableCookies()
+		return
+	}
+	for _, p := range cfg.Cookies {
+		if u, err := p.url(); err == nil {
+			d.jar.SetCookies(u, p.Cookies)
+		}
+	}
+}
 
 // authorityJar keeps cookies per authority (scheme, host and port), which
 // is stricter than a browser's jar: RFC 6265 shares a host's cookies across

@@ -1,4 +1,4 @@
-package crawler
+package download
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ func BenchmarkDownloaderFetch(b *testing.B) {
 		w.Write(benchPage)
 	}))
 	defer srv.Close()
-	d := newDownloader("HeedBot/1.0", 30*time.Second, 10<<20, nil)
+	d := newTest(b, Config{UserAgent: "HeedBot/1.0", Timeout: 30 * time.Second, MaxBody: 10 << 20})
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchPage)))
@@ -62,7 +62,7 @@ func BenchmarkNetHTTPGet(b *testing.B) {
 		w.Write(benchPage)
 	}))
 	defer srv.Close()
-	client := &http.Client{Transport: defaultTransport()}
+	client := &http.Client{Transport: DefaultTransport()}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchPage)))
 	cpu := processCPU()
