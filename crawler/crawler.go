@@ -23,8 +23,8 @@
 // JSON Lines, JSON, CSV, feed.Open on a file named by its format);
 // package pipeline runs them (these names are its, for a spider).
 // Crawler.Stats (a stats.Collector) counts everything, the hooks (OnStart, OnItem, OnItemDropped, OnSkip,
-// OnFinish) signal it, and package crawler/metrics exposes the counts to
-// Prometheus. There is no settings dictionary: every setting is a typed
+// OnFinish) signal it, package crawler/metrics exposes the counts to
+// Prometheus, and Live (package live) shows the queue and the pacing. There is no settings dictionary: every setting is a typed
 // Option.
 //
 // # Backends
@@ -365,8 +365,7 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 		fs := r.front.Stats()
 		return fs.Queued, fs.Leased
 	})
-	lp, _ := r.pace.(livePacer)
-	c.live.Store(&Live{front: r.front, pacer: lp, robots: r.robots})
+	c.live.Store(r.newLive())
 	return r, nil
 }
 
