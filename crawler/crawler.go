@@ -47,7 +47,8 @@
 // the politeness package, queueing and deduplication from the frontier,
 // sitemap discovery from package discovery, what a page may cost and the
 // scan that replaces its DOM from package htmlpage, the policy for a
-// site's page signals from package pagepolicy.
+// site's page signals from package pagepolicy, which links a CrawlSpider
+// rule admits (LinkRule, FollowRules) from package linkrule.
 // Every URL the crawl discovers ends in exactly one of three ways: fetched,
 // counted as a duplicate, or written to the skip log with its reason.
 //

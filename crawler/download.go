@@ -41,10 +41,11 @@ type downloader struct {
 	transport http.RoundTripper
 	userAgent string
 	timeout   time.Duration
-	// calls maps the id in a request's callHeader to its Fetch's
-	// context: colly takes no context per request, so the transport
-	// looks it up, and a cancelled context (a robots.txt attempt's
-	// deadline, a closing crawl) ends the download.
+	// calls maps the id in a request's callHeader to its Fetch's call:
+	// colly takes no context per request, so the transport looks the
+	// call up, downloads under its context (a robots.txt attempt's
+	// deadline, a closing crawl, the request timeout) and leaves the body
+	// in it.
 	calls  sync.Map
 	callID atomic.Uint64
 }
@@ -55,11 +56,18 @@ const callHeader = "X-Heed-Call"
 
 const slotKey = "heed.slot"
 
-// slot carries one download's outcome out of colly's callbacks.
-type slot struct {
+// call is one Fetch in progress: its context, for the transport, and the
+// download's outcome, out of colly's callbacks.
+type call struct {
+	ctx     context.Context
 	started atomic.Bool
 	resp    *colly.Response
 	err     error
+	// body is the response body as the transport read it, and read
+	// whether it did: colly then reads an empty body, and Fetch hands
+	// this one on (see boundedTransport.RoundTrip).
+	body []byte
+	read bool
 }
 
 func newDownloader(userAgent string, timeout time.Duration, maxBody int, transport http.RoundTripper) *downloader {
@@ -74,13 +82,16 @@ func newDownloader(userAgent string, timeout time.Duration, maxBody int, transpo
 		transport = defaultTransport()
 	}
 	d := &downloader{c: c, maxBody: maxBody, transport: transport, userAgent: userAgent, timeout: timeout}
-	c.WithTransport(&boundedTransport{next: transport, max: int64(maxBody), ctx: d.callContext})
-	c.SetRequestTimeout(timeout)
+	c.WithTransport(&boundedTransport{next: transport, max: int64(maxBody), call: d.call})
+	// The request timeout is the call's context's (see Fetch), not the
+	// http.Client's: a Client with a timeout and a transport it does not
+	// know runs a timer goroutine per request to cancel it.
+	c.SetRequestTimeout(0)
 	d.jar = newAuthorityJar()
 	c.SetCookieJar(d.jar)
 	c.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	c.OnRequest(func(r *colly.Request) {
-		s, _ := r.Ctx.GetAny(slotKey).(*slot)
+		s, _ := r.Ctx.GetAny(slotKey).(*call)
 		if s == nil || !s.started.CompareAndSwap(false, true) {
 			// Not a request heed's downloader started: a callback called
 			// colly's Visit. Never let it bypass the frontier.
@@ -91,7 +102,7 @@ func newDownloader(userAgent string, timeout time.Duration, maxBody int, transpo
 		}
 	})
 	c.OnResponse(func(r *colly.Response) {
-		if s, _ := r.Ctx.GetAny(slotKey).(*slot); s != nil {
+		if s, _ := r.Ctx.GetAny(slotKey).(*call); s != nil {
 			s.resp = r
 		}
 	})
@@ -99,7 +110,7 @@ func newDownloader(userAgent string, timeout time.Duration, maxBody int, transpo
 		if r == nil || r.Ctx == nil {
 			return
 		}
-		if s, _ := r.Ctx.GetAny(slotKey).(*slot); s != nil {
+		if s, _ := r.Ctx.GetAny(slotKey).(*call); s != nil {
 			s.err = err
 			if r.StatusCode > 0 {
 				s.resp = r
@@ -142,14 +153,19 @@ func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 	if method == "" {
 		method = http.MethodGet
 	}
-	s := &slot{}
+	if d.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.timeout)
+		defer cancel()
+	}
+	s := &call{ctx: ctx}
 	cctx := colly.NewContext()
 	cctx.Put(slotKey, s)
 	for k, v := range req.Meta {
 		cctx.Put(k, v)
 	}
 	id := strconv.FormatUint(d.callID.Add(1), 10)
-	d.calls.Store(id, ctx)
+	d.calls.Store(id, s)
 	defer d.calls.Delete(id)
 	start := time.Now()
 	var reqBody io.Reader
@@ -169,6 +185,9 @@ func (d *downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 		return nil, fmt.Errorf("download %s: %w", req.URL, err)
 	}
 	r := s.resp
+	if s.read {
+		r.Body = s.body
+	}
 	body := r.Body
 	truncated := false
 	if d.maxBody > 0 && len(body) > d.maxBody {
@@ -211,58 +230,105 @@ func requestHeader(h http.Header) http.Header {
 // grow memory: heed decompresses gzip itself (colly would decompress after
 // its own size limit, that is, without a limit) and marks the response as
 // already decompressed.
+//
+// For a request of a Fetch call it also reads the body, under the call's
+// context, into one buffer of the body's size when the server said it
+// (colly's io.ReadAll would grow one through a dozen copies), leaves it in
+// the call and hands colly an empty body. Bodies colly recodes to UTF-8
+// (a charset other than UTF-8 in Content-Type) are left to colly.
 type boundedTransport struct {
 	next http.RoundTripper
 	max  int64
-	// ctx returns the context of the Fetch call whose id a request
-	// carries in callHeader, or nil.
-	ctx func(id string) context.Context
+	// call returns the Fetch call whose id a request carries in
+	// callHeader, or nil.
+	call func(id string) *call
 }
 
-// callContext returns the context of the Fetch call id, or nil.
-func (d *downloader) callContext(id string) context.Context {
+// call returns the Fetch call id, or nil.
+func (d *downloader) call(id string) *call {
 	v, ok := d.calls.Load(id)
 	if !ok {
 		return nil
 	}
-	return v.(context.Context)
+	return v.(*call)
 }
 
 func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req, stop := t.withCall(req)
+	var cl *call
+	if id := req.Header.Get(callHeader); id != "" {
+		// The header map is the one Fetch built for this call alone
+		// (requestHeader): removing heed's header from it in place spares
+		// a copy of every header, and colly's view of the request does
+		// not show it either.
+		req.Header.Del(callHeader)
+		if t.call != nil {
+			cl = t.call(id)
+		}
+	}
+	if cl != nil {
+		// colly's own request context carries nothing heed needs: no
+		// deadline (the Client has no timeout) and no cancellation.
+		req = req.WithContext(cl.ctx)
+	}
 	resp, err := t.bound(req)
-	if err != nil || resp == nil || resp.Body == nil {
-		stop()
+	if err != nil || resp == nil || resp.Body == nil || cl == nil || recodedByColly(resp.Header) {
 		return resp, err
 	}
-	// The link to the call's context lasts as long as the body.
-	body := resp.Body
-	resp.Body = &readCloser{Reader: body, close: func() error { err := body.Close(); stop(); return err }}
+	body, err := readBody(resp.Body, resp.ContentLength, t.limit())
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	cl.body, cl.read = body, true
+	resp.Body = http.NoBody
 	return resp, nil
 }
 
-// withCall gives req the context of the Fetch call it belongs to, when it
-// carries one, and removes the call's header; stop ends the link.
-func (t *boundedTransport) withCall(req *http.Request) (_ *http.Request, stop func()) {
-	stop = func() {}
-	if id := req.Header.Get(callHeader); id != "" {
-		var ctx context.Context
-		if t.ctx != nil {
-			ctx = t.ctx(id)
-		}
-		if ctx != nil {
-			// The call's cancellation and deadline, with colly's own
-			// deadline (its request timeout) kept as well.
-			var merged context.Context
-			merged, stop = mergeCancel(req.Context(), ctx)
-			req = req.WithContext(merged)
-		} else {
-			req = req.Clone(req.Context())
-		}
-		req.Header = req.Header.Clone()
-		req.Header.Del(callHeader)
+// exactRead is the largest declared Content-Length read into a buffer of
+// that size at once; a larger one (up to the body cap) is read into a
+// growing buffer, so that a length a server claims but does not send
+// costs no memory.
+const exactRead = 256 << 10
+
+// readBody reads r to its end, limit bytes at most (the transport's
+// cap, which r already enforces), into one buffer of contentLength bytes
+// when that is known and small.
+func readBody(r io.Reader, contentLength, limit int64) ([]byte, error) {
+	if contentLength < 0 || contentLength > exactRead {
+		return io.ReadAll(r)
 	}
-	return req, stop
+	buf := make([]byte, min(contentLength, limit))
+	n, err := io.ReadFull(r, buf)
+	if err == io.EOF {
+		// No body at all (HEAD, 204, 304): net/http's empty body.
+		err = nil
+	}
+	// A body shorter than it said is net/http's io.ErrUnexpectedEOF,
+	// an error as it was through io.ReadAll.
+	return buf[:n], err
+}
+
+// recodedByColly reports whether colly would recode a body with this
+// header to UTF-8 (Response.fixCharset with heed's settings: no charset
+// detection, no default encoding): a charset in Content-Type other than
+// UTF-8, on a type that is not media.
+func recodedByColly(h http.Header) bool {
+	ct := strings.ToLower(h.Get("Content-Type"))
+	for _, media := range []string{"image/", "video/", "audio/", "font/"} {
+		if strings.Contains(ct, media) {
+			return false
+		}
+	}
+	return strings.Contains(ct, "charset") && !strings.Contains(ct, "utf-8") && !strings.Contains(ct, "utf8")
+}
+
+// limit is the most bytes of a body read: one more than the cap, which
+// tells a body cut by it.
+func (t *boundedTransport) limit() int64 {
+	if t.max <= 0 {
+		return 1 << 62
+	}
+	return t.max + 1
 }
 
 func (t *boundedTransport) bound(req *http.Request) (*http.Response, error) {
@@ -270,10 +336,7 @@ func (t *boundedTransport) bound(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	limit := t.max + 1
-	if t.max <= 0 {
-		limit = 1 << 62
-	}
+	limit := t.limit()
 	if !resp.Uncompressed && looksGzipped(resp) {
 		br := bufio.NewReader(resp.Body)
 		if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
@@ -312,11 +375,3 @@ type readCloser struct {
 }
 
 func (r *readCloser) Close() error { return r.close() }
-
-// mergeCancel returns base, cancelled as well when other is done; stop
-// releases the link.
-func mergeCancel(base, other context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(base)
-	stopLink := context.AfterFunc(other, func() { cancel(context.Cause(other)) })
-	return ctx, func() { stopLink(); cancel(context.Canceled) }
-}

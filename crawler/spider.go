@@ -376,7 +376,7 @@ func (r *Response) Emit(item any) {
 }
 
 // RequestOption sets a field of a followed request.
-type RequestOption func(*frontier.Request)
+type RequestOption = func(*frontier.Request)
 
 // WithCallback names the callback that parses the followed page.
 func WithCallback(name string) RequestOption {

@@ -12,15 +12,20 @@
 //     that would go over waits for another page's tree to be released
 //     (pages under SmallParse elements never wait);
 //   - Scan reads a page's a[href] links, its first base href and its meta
-//     robots directives in one tokenizer pass, without building a tree,
-//     for pages whose only consumer needs links (FollowLinks);
+//     robots directives in one pass, without building a tree, for pages
+//     whose only consumer needs links (FollowLinks). The pass is a lexer
+//     that finds start tags where golang.org/x/net/html's tokenizer does,
+//     working on the body in place (no copy of the page, no string per
+//     tag: a page costs its links' strings); a body with NUL bytes or of
+//     a MiB or more goes through the tokenizer itself;
 //   - ResolvePlain resolves the plain links most pages hold (an absolute
 //     path, a plainly written http(s) URL) against the page's URL without
 //     net/url, and gives up (ok false) on anything net/url must resolve.
 //
 // The contract of Scan: where it answers (LinksOK), it finds the links
 // the DOM would, and its meta robots are exactly pagerobots.ScanHTML's
-// (FuzzScanLinks and TestScanMetaAgreesWithPagerobots check both). The
+// (FuzzScanLinks and TestScanMetaAgreesWithPagerobots check both; the
+// lexer's start tags are the tokenizer's, FuzzLexAgreesWithTokenizer). The
 // limits: it gives up (LinksOK false) where the tree builder rewrites what
 // the tokenizer sees: inside select, framesets, foreign content (svg,
 // math), NUL bytes, a second base element, a page cut by the element

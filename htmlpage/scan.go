@@ -10,7 +10,7 @@ import (
 	"github.com/heedcrawl/heed/pagerobots"
 )
 
-// Scan reads with the HTML tokenizer, in one pass, what a page whose
+// Scan reads, in one pass of the lexer (lex.go), what a page whose
 // only HTML consumer follows a[href] links needs, without building the
 // tree goquery needs: the work the tree builder does (and most of the
 // garbage) is saved on every such page.
@@ -56,105 +56,141 @@ type Page struct {
 // Scan reads body's links and the meta robots directives for token.
 // It reads links only from a page whose DOM would hold it whole (see
 // Cut), and never more than maxElements of them: memory stays bounded as
-// the DOM's is.
+// the DOM's is. Most bodies are read by the lexer, in place; a body with
+// NUL bytes or of a MiB or more by the tokenizer (see lexer).
 func Scan(body []byte, token string, maxElements int) Page {
 	_, whole, _ := Cut(body, maxElements)
-	ps := Page{LinksOK: whole && bytes.IndexByte(body, 0) < 0}
+	nul := bytes.IndexByte(body, 0) >= 0
+	ps := Page{LinksOK: whole && !nul}
+	s := pageScan{page: &ps, body: body, token: token, max: maxElements, line: 1}
+	if nul || len(body) >= lexMaxBody {
+		if !scanTokens(body, s.tag) {
+			ps.LinksOK = false
+		}
+		return ps
+	}
+	l := lexer{b: body}
+	for l.next() {
+		s.tag(&l.tag)
+	}
+	return ps
+}
+
+// pageScan reads one page's start tags into its Page.
+type pageScan struct {
+	page  *Page
+	body  []byte
+	token string
+	max   int
+	// line is the line of the body at offset counted: a tag's line is 1
+	// + the newlines before it, as pagerobots.ScanHTML counts them. Only
+	// meta tags need it, so newlines are counted when one is met, from
+	// where the last count stopped.
+	line, counted int
+	statements    int
+}
+
+func (s *pageScan) tag(t *startTag) {
+	ps := s.page
+	switch name := t.name; {
+	case tagIs(name, "a"):
+		if !ps.LinksOK {
+			return
+		}
+		var l Link
+		var hasHref, hasSrc bool
+		for _, a := range t.attrs[:t.n] {
+			switch {
+			case !hasHref && keyIs(a.key, "href"):
+				l.Href, hasHref = string(a.val), true
+			case !hasSrc && keyIs(a.key, "src"):
+				l.Src, hasSrc = string(a.val), true
+			}
+		}
+		if !hasHref {
+			return
+		}
+		if s.max > 0 && len(ps.Links) >= s.max {
+			ps.Links, ps.LinksOK = nil, false
+			return
+		}
+		if ps.Links == nil {
+			ps.Links = make([]Link, 0, 16) // most pages have a few links
+		}
+		ps.Links = append(ps.Links, l)
+	case tagIs(name, "base"):
+		if !ps.LinksOK {
+			return
+		}
+		for _, a := range t.attrs[:t.n] {
+			if keyIs(a.key, "href") {
+				if ps.HasBase {
+					ps.LinksOK = false
+				}
+				ps.Base, ps.HasBase = string(a.val), true
+				return
+			}
+		}
+	case tagIs(name, "meta"):
+		if s.statements >= pagerobots.MaxStatements {
+			return
+		}
+		var metaName, content string
+		hasContent := false
+		for _, a := range t.attrs[:t.n] {
+			switch {
+			case keyIs(a.key, "name"):
+				metaName = string(a.val)
+			case keyIs(a.key, "content"):
+				content, hasContent = string(a.val), true
+			}
+		}
+		if !hasContent {
+			return
+		}
+		start := min(t.start, len(s.body))
+		s.line += bytes.Count(s.body[s.counted:start], []byte{'\n'})
+		s.counted = start
+		d := pagerobots.ParseMeta(s.token, metaName, content, s.line)
+		if len(d.List) == 0 && !strings.EqualFold(strings.TrimSpace(metaName), "robots") {
+			return
+		}
+		ps.Meta.Add(d)
+		s.statements++
+	case tagIs(name, "select"), tagIs(name, "frameset"), tagIs(name, "svg"), tagIs(name, "math"):
+		ps.LinksOK = false
+	}
+}
+
+// scanTokens reads body's start tags with the tokenizer, as the lexer
+// does, and reports false if the tokenizer stopped before the end (its
+// buffer limit).
+func scanTokens(body []byte, fn func(*startTag)) bool {
 	z := html.NewTokenizer(bytes.NewReader(body))
 	z.SetMaxBuf(1 << 20) // as pagerobots.ScanHTML
-	// A tag's line is 1 + the newlines before it, as pagerobots.ScanHTML
-	// counts them. Only meta tags need it, so the newlines are counted
-	// when one is met, from where the last count stopped: the tokens'
-	// raw text covers the body in order, so the offset of a token is
-	// the length of the raw text before it.
-	line, counted, pos, statements := 1, 0, 0, 0
+	// The tokens' raw text covers the body in order, so the offset of a
+	// token is the length of the raw text before it.
+	var t startTag
+	pos := 0
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
-			if z.Err() != io.EOF {
-				ps.LinksOK = false
-			}
-			return ps
+			return z.Err() == io.EOF
 		}
-		start := pos
+		t.start = pos
 		pos += len(z.Raw())
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
 		}
 		name, more := z.TagName()
-		switch string(name) {
-		case "a":
-			if !ps.LinksOK {
-				continue
+		t.name, t.n = name, 0
+		for more && attrsWanted(name) {
+			var k, v []byte
+			k, v, more = z.TagAttr()
+			if keyWanted(k) {
+				t.add(tagAttr{key: k, val: v})
 			}
-			var l Link
-			var hasHref, hasSrc bool
-			for more {
-				var k, v []byte
-				k, v, more = z.TagAttr()
-				switch string(k) {
-				case "href":
-					if !hasHref {
-						l.Href, hasHref = string(v), true
-					}
-				case "src":
-					if !hasSrc {
-						l.Src, hasSrc = string(v), true
-					}
-				}
-			}
-			if hasHref {
-				if maxElements > 0 && len(ps.Links) >= maxElements {
-					ps.Links, ps.LinksOK = nil, false
-					continue
-				}
-				if ps.Links == nil {
-					ps.Links = make([]Link, 0, 16) // most pages have a few links
-				}
-				ps.Links = append(ps.Links, l)
-			}
-		case "base":
-			for ps.LinksOK && more {
-				var k, v []byte
-				k, v, more = z.TagAttr()
-				if string(k) == "href" {
-					if ps.HasBase {
-						ps.LinksOK = false
-					}
-					ps.Base, ps.HasBase = string(v), true
-					break
-				}
-			}
-		case "meta":
-			if statements >= pagerobots.MaxStatements || !more {
-				continue
-			}
-			var metaName, content string
-			hasContent := false
-			for more {
-				var k, v []byte
-				k, v, more = z.TagAttr()
-				switch string(k) {
-				case "name":
-					metaName = string(v)
-				case "content":
-					content, hasContent = string(v), true
-				}
-			}
-			if !hasContent {
-				continue
-			}
-			start = min(start, len(body))
-			line += bytes.Count(body[counted:start], []byte{'\n'})
-			counted = start
-			d := pagerobots.ParseMeta(token, metaName, content, line)
-			if len(d.List) == 0 && !strings.EqualFold(strings.TrimSpace(metaName), "robots") {
-				continue
-			}
-			ps.Meta.Add(d)
-			statements++
-		case "select", "frameset", "svg", "math":
-			ps.LinksOK = false
 		}
+		fn(&t)
 	}
 }

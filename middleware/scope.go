@@ -35,7 +35,7 @@ type Scope struct {
 
 // Check returns nil when req is in scope, or the *skiplog.Record that
 // MetaNoRule is the Meta key of a link the spider's link rules refused
-// (crawler.LinkRule): Check rejects such a request with reason no-rule and
+// (crawler.LinkRule, package linkrule): Check rejects such a request with reason no-rule and
 // the value as detail. The link goes through the frontier like any other
 // so that a URL refused on many pages has one record, as every exclusion
 // does.

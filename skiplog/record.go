@@ -43,7 +43,7 @@ const (
 	// Filter: an include or exclude URL pattern refused the URL.
 	Filter Reason = "filter"
 	// NoRule: a link found on a page that none of the link rules of the
-	// page's handler admits (crawler.LinkRule, Scrapy's CrawlSpider
+	// page's handler admits (package linkrule, Scrapy's CrawlSpider
 	// rules); Detail names the handler.
 	NoRule Reason = "no-rule"
 	// MaxPages: the page budget (per authority or in total) was spent.
