@@ -145,7 +145,7 @@ func (r *run) itemFailed(resp *Response, item any, err error) {
 		r.stats.ItemError()
 		// An exporter's failure is said once, when it first happens; the
 		// rest are counted (ItemErrors) and logged at debug level.
-		if r.said.first(exportKey{}) {
+		if r.said.First(exportKey{}) {
 			r.cfg.logger.Error("item not exported: the feed is incomplete (further losses are counted)", "url", resp.Request.URL, "error", err)
 		} else {
 			r.cfg.logger.Debug("item not exported", "url", resp.Request.URL, "error", err)
