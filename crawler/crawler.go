@@ -341,7 +341,7 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 	retry := cfg.retry()
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
 	sess.Chain(&policy, budget)
-	down := r.timed(r.down)
+	down := r.stats.Timed(r.down)
 	r.robots = middleware.NewRobots(r.cacheStage(nil)(pace(down)), policy)
 	r.budget = budget
 	r.maps = discovery.New(&cfg.sitemaps, (*sitemapEngine)(r), cfg.logger)
