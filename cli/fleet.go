@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -103,7 +107,7 @@ func formatFleetStatus(w io.Writer, st *fleet.Status, where string) error {
 	} else {
 		fmt.Fprintln(w, "processes: none")
 	}
-	fmt.Fprintf(w, "progress: %d pages (%s) by every process; statuses:%s\n", st.Pages, stats.FormatBytes(st.Bytes), statusCounts(st.Statuses))
+	fmt.Fprintf(w, "progress: %d pages (%s) by every process; statuses: %s\n", st.Pages, stats.FormatBytes(st.Bytes), counts(st.Statuses))
 	fmt.Fprintf(w, "frontier: %d queued, %d leases outstanding, %d leases reclaimed from stopped processes, %d URLs seen\n", st.Queued, st.Leased, st.Reclaimed, st.Seen)
 	if len(st.ByAuthority) > 0 {
 		type aq struct {
@@ -128,46 +132,24 @@ func formatFleetStatus(w io.Writer, st *fleet.Status, where string) error {
 		tw.Flush()
 	}
 	fmt.Fprintf(w, "skipped: %s\n", reasonCounts(st.Skipped))
-	fmt.Fprintf(w, "robots.txt fetches: %s\n", namedCounts(st.Robots))
+	fmt.Fprintf(w, "robots.txt fetches: %s\n", counts(st.Robots))
 	return nil
 }
 
 // fleetTop bounds the authorities status lists by queue size.
 const fleetTop = 20
 
-func statusCounts(m map[int]int64) string {
-	codes := make([]int, 0, len(m))
-	for c := range m {
-		codes = append(codes, c)
-	}
-	sort.Ints(codes)
-	s := ""
-	for _, c := range codes {
-		s += fmt.Sprintf(" %d=%d", c, m[c])
-	}
-	if s == "" {
-		return " none"
-	}
-	return s
-}
-
-func namedCounts(m map[string]int64) string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += " "
-		}
-		s += fmt.Sprintf("%s=%d", n, m[n])
-	}
-	if s == "" {
+// counts writes a map of counts on one line in key order, "k=n k=n"
+// (HTTP statuses, robots.txt outcomes), or "none" when it is empty.
+func counts[K cmp.Ordered](m map[K]int64) string {
+	if len(m) == 0 {
 		return "none"
 	}
-	return s
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%v=%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
 }
 
 // fleetCommand is `fleet`: what a shared crawl's keys in Redis need

@@ -259,7 +259,7 @@ func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout,
 	var report *ui.InventoryReport
 	if f.format == "html" {
 		// One self-contained report, written once the summary is known.
-		report = ui.NewInventoryReport(f.agent)
+		report = ui.NewInventoryReport(inv.Agents()...)
 		visit = func(r inventory.Row) error { report.Add(r); return nil }
 	}
 	stop := progress{mode: f.progress, term: stderr, log: f.reportLogger(stderr)}.start(inventoryProgress(inv))

@@ -230,10 +230,10 @@ func TestRobotsCheckFetches(t *testing.T) {
 	}
 	exp := site.Expected("HeedBot")
 	want := exp.Skipped[main.URL("/private/secret")]
-	if got[0].Allowed || got[0].Line != want.Line || got[0].Rule != want.Rule {
+	if got[0].Allowed || got[0].Line != want.Line || got[0].Rule != want.Rule || got[0].Reason != skiplog.RobotsDisallow {
 		t.Errorf("main: %+v, want line %d %q", got[0], want.Line, want.Rule)
 	}
-	if got[1].Allowed || got[1].RobotsState != "unreachable" || got[1].RobotsStatus != 500 {
+	if got[1].Allowed || got[1].RobotsState != "unreachable" || got[1].RobotsStatus != 500 || got[1].Reason != skiplog.RobotsUnreachable {
 		t.Errorf("broken: %+v", got[1])
 	}
 	if !got[2].Allowed || got[2].RobotsState != "unavailable" || got[2].RobotsStatus != 404 {

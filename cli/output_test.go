@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/pages"
 )
 
 // syncBuffer is a bytes.Buffer safe for the crawl's goroutines.
@@ -125,17 +125,17 @@ func csvRows(t *testing.T, b []byte) int {
 }
 
 func jsonArray(t *testing.T, b []byte) int {
-	var pages []crawler.Page
-	if err := json.Unmarshal(b, &pages); err != nil {
+	var got []pages.Page
+	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("not a JSON array: %v\n%s", err, b)
 	}
-	return len(pages)
+	return len(got)
 }
 
 func jsonLines(t *testing.T, b []byte) int {
 	n := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var p crawler.Page
+		var p pages.Page
 		if err := json.Unmarshal([]byte(line), &p); err != nil {
 			t.Fatalf("line %q: %v", line, err)
 		}

@@ -1,11 +1,14 @@
 package cli
 
-import "github.com/heedcrawl/heed/crawler"
+import (
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/pages"
+)
 
 // Pages returns heed's generic spider, the one `heed crawl` runs: it
 // follows every link in scope (none with --sitemaps-only, where the
 // sitemaps say what to fetch) and, when crawl writes a feed, emits a
-// crawler.Page for every HTML page it downloads: URL, status, title,
+// pages.Page for every HTML page it downloads: URL, status, title,
 // depth, referrer, size and link count. It has no name: --agent is
 // required. An App given no spider crawls with it.
 func Pages() crawler.Spider { return &pageSpider{follow: true} }
@@ -23,7 +26,7 @@ func (s *pageSpider) Setup(c *crawler.Crawler) error {
 		c.FollowLinks()
 	}
 	if s.emit {
-		c.EmitPages()
+		pages.Emit(c)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/robots"
+	"github.com/heedcrawl/heed/skiplog"
 )
 
 func (a *App) robotsCommand() *cobra.Command {
@@ -29,19 +30,12 @@ func (a *App) robotsCommand() *cobra.Command {
 	return cmd
 }
 
-// checkResult is one line of `heed robots check --json`.
+// checkResult is one line of `heed robots check --json`: the URL as
+// given, heed's report of the decision, and what robots check adds.
 type checkResult struct {
-	URL          string   `json:"url"`
-	Allowed      bool     `json:"allowed"`
-	Line         int      `json:"line"`
-	Rule         string   `json:"rule"`
-	Group        []string `json:"group"`
-	GroupLines   []int    `json:"group_lines"`
-	Implicit     bool     `json:"implicit,omitempty"`
-	RobotsURL    string   `json:"robots_url"`
-	RobotsStatus int      `json:"robots_status"`
-	RobotsState  string   `json:"robots_state"`
-	Error        string   `json:"error,omitempty"`
+	URL string `json:"url"`
+	middleware.RobotsReport
+	Error string `json:"error,omitempty"`
 	// AgentNote says how an agent name with digits is read (robots.TokenNote).
 	AgentNote string `json:"agent_note,omitempty"`
 	// Usage is the robots.txt usage preference for each --purpose.
@@ -235,7 +229,7 @@ func robotsCheck(ctx context.Context, agent, source string, urls []string, fetch
 		}
 		auth, err := frontier.Authority(raw)
 		if err != nil {
-			res.Error = err.Error()
+			res.Error, res.Reason = err.Error(), skiplog.InvalidURL
 			out = append(out, res)
 			continue
 		}
@@ -260,21 +254,13 @@ func decide(res *checkResult, raw string, e *middleware.RobotsEntry) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		if e.State == middleware.RobotsAvailable {
-			res.Error = err.Error()
+			res.Error, res.Reason = err.Error(), skiplog.InvalidURL
 			return
 		}
 		u = &url.URL{} // the file's rules do not apply: no path to decide
 	}
-	d := middleware.DecideRobots(e, u, 0)
 	res.entry, res.u = e, u
-	v := d.Verdict
-	res.Allowed, res.Implicit = d.Allowed, v.Implicit
-	if v.Rule != nil {
-		res.Line, res.Rule = v.Rule.Line, v.Rule.Text
-	}
-	if v.Group != nil {
-		res.Group, res.GroupLines = v.Group.Values(), v.Group.Lines()
-	}
+	res.RobotsReport = middleware.DecideRobots(e, u, 0).Report()
 }
 
 // loadRobots reads a robots.txt from a file, or fetches it from a URL with

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/pages"
 )
 
 // site is a test site: robots.txt allowing all, / linking to /b and
@@ -64,19 +64,19 @@ func crawlArgs(dir string, extra ...string) []string {
 		"--skiplog", filepath.Join(dir, "skipped.jsonl"), "--out", filepath.Join(dir, "items.jsonl")}, extra...)
 }
 
-// readPages reads a feed of crawler.Page items by URL.
-func readPages(t *testing.T, path string) map[string]crawler.Page {
+// readPages reads a feed of pages.Page items by URL.
+func readPages(t *testing.T, path string) map[string]pages.Page {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]crawler.Page{}
+	out := map[string]pages.Page{}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		if line == "" {
 			continue
 		}
-		var p crawler.Page
+		var p pages.Page
 		if err := json.Unmarshal([]byte(line), &p); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}

@@ -113,7 +113,8 @@ const (
 type EventKind int
 
 const (
-	// Fetched: a response was downloaded (Authority, Status, Bytes).
+	// Fetched: a response was downloaded (Authority, Status, Bytes, and
+	// the leased Request it answers). The request's lease ends after it.
 	Fetched EventKind = iota + 1
 	// Skipped: a skip-log record was written (Authority, Reason).
 	Skipped
@@ -130,6 +131,10 @@ type Event struct {
 	Bytes     int
 	Reason    skiplog.Reason
 	Robots    string
+	// Request is the frontier's request a Fetched event is about, so
+	// that a backend can write the count with the request's lease end
+	// (package fleet does); nil for the other kinds.
+	Request *frontier.Request
 }
 
 // BackendSummary is a backend's own account of the job at the end of a

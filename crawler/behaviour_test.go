@@ -15,6 +15,7 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/feed"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/pages"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
@@ -135,12 +136,12 @@ func TestCancelAccountsForQueuedURLs(t *testing.T) {
 	}
 	c.Export(feed.NewJSONLines(&items))
 	c.FollowLinks()
-	c.EmitPages()
+	pages.Emit(c)
 	sum := runUntilItems(t, c, 10, site.Seeds()...)
 	fetched := map[string]bool{}
 	dec := json.NewDecoder(&items)
 	for dec.More() {
-		var p crawler.Page
+		var p pages.Page
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
 		}

@@ -70,7 +70,8 @@
 // the crawler's token, X-Robots-Tag) and AI usage preferences (package
 // aipref, decided by middleware.DecideUsage from robots.txt Content-Usage
 // rules and the Content-Usage header) are read once and attached to the
-// Response and, through SignalCarrier and Page, to its items. nofollow is
+// Response and, through SignalCarrier (and package pages' Page), to its
+// items. nofollow is
 // honoured by default (WithNofollow); rel="nofollow" only with
 // WithRelNofollow; WithRespect and WithPurposes keep a page's items out
 // of the exporters. Each exclusion is one skip-log record (nofollow,
@@ -516,7 +517,7 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 		r.maps.Handle(ctx, resp)
 		return
 	}
-	r.fetched(req.Authority(), resp.Status, len(resp.Body))
+	r.fetched(req, resp.Status, len(resp.Body))
 	if resp.FromCache {
 		r.stats.CacheHit()
 	}
@@ -537,10 +538,11 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 	r.dispatch(ctx, resp)
 }
 
-// fetched counts a downloaded response, here and in the backend.
-func (r *run) fetched(authority string, status, bytes int) {
+// fetched counts a downloaded response to req, here and in the backend.
+func (r *run) fetched(req *frontier.Request, status, bytes int) {
+	authority := req.Authority()
 	r.stats.Fetched(authority, status, bytes)
-	r.sess.Count(Event{Kind: Fetched, Authority: authority, Status: status, Bytes: bytes})
+	r.sess.Count(Event{Kind: Fetched, Authority: authority, Status: status, Bytes: bytes, Request: req})
 }
 
 // enqueue pushes a discovered request, accounts for the outcome and

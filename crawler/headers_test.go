@@ -11,6 +11,7 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/feed"
+	"github.com/heedcrawl/heed/pages"
 )
 
 // TestWithHeadersReachEveryRequest: the crawl's headers go with the
@@ -97,7 +98,7 @@ func TestBodyLimitIsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.FollowLinks()
-	c.EmitPages()
+	pages.Emit(c)
 	c.Export(feed.NewJSONLines(&items))
 	sum := run(t, c, srv.URL+"/")
 	if sum.Stats.Pages != 2 || sum.Stats.Truncated != 1 {
@@ -105,7 +106,7 @@ func TestBodyLimitIsCounted(t *testing.T) {
 	}
 	dec := json.NewDecoder(&items)
 	for dec.More() {
-		var p crawler.Page
+		var p pages.Page
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
 		}

@@ -12,12 +12,13 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/pages"
 	"github.com/heedcrawl/heed/skiplog"
 )
 
 // signalsCrawl crawls the testweb signals site as heedbot with the
 // default link following and a Page item per page, under policy p.
-func signalsCrawl(t *testing.T, p testweb.SignalPolicy) ([]*skiplog.Record, []crawler.Page, *testweb.Site, crawler.Summary) {
+func signalsCrawl(t *testing.T, p testweb.SignalPolicy) ([]*skiplog.Record, []pages.Page, *testweb.Site, crawler.Summary) {
 	t.Helper()
 	site, err := testweb.StartSignals(testweb.WithTimeout(2 * time.Second))
 	if err != nil {
@@ -34,29 +35,29 @@ func signalsCrawl(t *testing.T, p testweb.SignalPolicy) ([]*skiplog.Record, []cr
 		t.Fatal(err)
 	}
 	c.FollowLinks()
-	c.EmitPages()
+	pages.Emit(c)
 	c.Export(items)
 	// Non-HTML pages emit an item too, so that withheld items show there.
 	c.OnResponse(func(r *crawler.Response) {
 		if !strings.Contains(r.Header.Get("Content-Type"), "html") {
-			r.Emit(crawler.Page{URL: r.Request.URL, Status: r.StatusCode})
+			r.Emit(pages.Page{URL: r.Request.URL, Status: r.StatusCode})
 		}
 	})
 	sum := run(t, c, site.Seeds()...)
 	items.mu.Lock()
-	pages := append([]crawler.Page(nil), items.pages...)
+	got := append([]pages.Page(nil), items.pages...)
 	items.mu.Unlock()
-	return readSkips(t, &skips), pages, site, sum
+	return readSkips(t, &skips), got, site, sum
 }
 
 // pageCollector is an Exporter that keeps the Page items.
 type pageCollector struct {
 	mu    sync.Mutex
-	pages []crawler.Page
+	pages []pages.Page
 }
 
 func (p *pageCollector) Export(item any) error {
-	if pg, ok := item.(crawler.Page); ok {
+	if pg, ok := item.(pages.Page); ok {
 		p.mu.Lock()
 		p.pages = append(p.pages, pg)
 		p.mu.Unlock()
@@ -76,9 +77,9 @@ func TestSignalsFollowTheOracle(t *testing.T) {
 	for _, p := range policies {
 		name, _ := json.Marshal(p)
 		t.Run(string(name), func(t *testing.T) {
-			recs, pages, site, sum := signalsCrawl(t, p)
+			recs, exported, site, sum := signalsCrawl(t, p)
 			want := testweb.SignalsOracle(p)
-			t.Logf("%d records, %d pages exported, oracle %d", len(recs), len(pages), len(want))
+			t.Logf("%d records, %d pages exported, oracle %d", len(recs), len(exported), len(want))
 			got := map[string]*skiplog.Record{}
 			for _, r := range recs {
 				u, _ := url.Parse(r.URL)
@@ -115,7 +116,7 @@ func TestSignalsFollowTheOracle(t *testing.T) {
 					withheld[site.Host(w.Host).Authority+w.Path] = true
 				}
 			}
-			for _, pg := range pages {
+			for _, pg := range exported {
 				if withheld[pg.URL] {
 					t.Errorf("item of withheld page %s exported", pg.URL)
 				}
@@ -163,9 +164,9 @@ func checkSignalEvidence(t *testing.T, site *testweb.Site, u string, r *skiplog.
 }
 
 func TestSignalsOnItems(t *testing.T) {
-	_, pages, site, _ := signalsCrawl(t, testweb.SignalPolicy{})
-	byURL := map[string]crawler.Page{}
-	for _, p := range pages {
+	_, exported, site, _ := signalsCrawl(t, testweb.SignalPolicy{})
+	byURL := map[string]pages.Page{}
+	for _, p := range exported {
 		byURL[p.URL] = p
 	}
 	meta := site.Host(testweb.HostMeta).Authority

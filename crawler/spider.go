@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/antchfx/xmlquery"
@@ -222,6 +223,15 @@ func (r *Response) releaseTree() {
 // (I/O of its own, a goroutine) stops with the crawl. Parse gives its
 // callbacks the context it was given.
 func (r *Response) Context() context.Context { return r.ctx }
+
+// Now returns the time by the crawl's clock (WithClock): an item's fetch
+// time, as the skip log's records have theirs.
+func (r *Response) Now() time.Time {
+	if r.crawl == nil {
+		return time.Now()
+	}
+	return r.crawl.cfg.now()
+}
 
 // Meta returns the value the request carried under key.
 func (r *Response) Meta(key string) string { return r.Request.Meta[key] }

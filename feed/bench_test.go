@@ -9,14 +9,15 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/feed"
+	"github.com/heedcrawl/heed/pages"
 )
 
 // benchItems are items like a scraper's: strings, numbers, a time, a list.
-func benchItems() []crawler.Page {
-	items := make([]crawler.Page, 256)
+func benchItems() []pages.Page {
+	items := make([]pages.Page, 256)
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for i := range items {
-		items[i] = crawler.Page{
+		items[i] = pages.Page{
 			URL:       fmt.Sprintf("https://shop.example/catalogue/item-%d?ref=list", i),
 			Status:    200,
 			Title:     fmt.Sprintf("Item %d, \"quoted\" — the best <item> in the shop", i),

@@ -14,6 +14,7 @@ import (
 	"github.com/heedcrawl/heed/feed"
 	"github.com/heedcrawl/heed/internal/crawltest"
 	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/pages"
 )
 
 // TestInterruptedFeedsAreValid cancels a crawl midway with feeds of every
@@ -26,7 +27,7 @@ func TestInterruptedFeedsAreValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.FollowLinks()
-	c.EmitPages()
+	pages.Emit(c)
 	dir := t.TempDir()
 	names := []string{"p.jsonl", "p.json", "p.csv", "p.jsonl.gz", "p.json.gz", "p.csv.gz"}
 	for _, n := range names {
@@ -40,19 +41,19 @@ func TestInterruptedFeedsAreValid(t *testing.T) {
 	n := int(sum.Stats.Items)
 	for _, name := range names {
 		b := readFeed(t, filepath.Join(dir, name), strings.HasSuffix(name, ".gz"))
-		var pages []crawler.Page
+		var got []pages.Page
 		switch {
 		case strings.Contains(name, ".jsonl"):
 			sc := bufio.NewScanner(bytes.NewReader(b))
 			for sc.Scan() {
-				var p crawler.Page
+				var p pages.Page
 				if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
 					t.Fatalf("%s: incomplete line %q: %v", name, sc.Text(), err)
 				}
-				pages = append(pages, p)
+				got = append(got, p)
 			}
 		case strings.Contains(name, ".json"):
-			if err := json.Unmarshal(b, &pages); err != nil {
+			if err := json.Unmarshal(b, &got); err != nil {
 				t.Fatalf("%s: not a closed JSON array: %v", name, err)
 			}
 		default:
@@ -64,13 +65,13 @@ func TestInterruptedFeedsAreValid(t *testing.T) {
 				t.Fatalf("%s: header %q", name, rows[0])
 			}
 			for _, r := range rows[1:] {
-				pages = append(pages, crawler.Page{URL: r[0]})
+				got = append(got, pages.Page{URL: r[0]})
 			}
 		}
-		if len(pages) != n {
-			t.Errorf("%s holds %d items, the crawl counted %d", name, len(pages), n)
+		if len(got) != n {
+			t.Errorf("%s holds %d items, the crawl counted %d", name, len(got), n)
 		}
-		for _, p := range pages {
+		for _, p := range got {
 			if !strings.HasPrefix(p.URL, "http://") {
 				t.Errorf("%s: item without a URL: %+v", name, p)
 				break

@@ -283,7 +283,7 @@ func (f *fleet) Record(rec *skiplog.Record) bool { return f.skips.Record(rec) }
 func (f *fleet) Count(e crawler.Event) {
 	switch e.Kind {
 	case crawler.Fetched:
-		f.counters.fetched(e.Authority, e.Status, e.Bytes)
+		f.counters.fetched(e.Request, e.Authority, e.Status, e.Bytes)
 	case crawler.Skipped:
 		f.counters.skipped(e.Authority, e.Reason)
 	case crawler.RobotsFetched:
@@ -476,11 +476,7 @@ func (f *fleet) finished(s *Summary) {
 	defer cancel()
 	at, err := f.store.Now(ctx)
 	if err == nil {
-		var skipped int64
-		for _, n := range s.Skipped {
-			skipped += n
-		}
-		err = markFinished(ctx, f.store, Finished{At: at, By: f.beat.proc.ID, Pages: s.Pages, Bytes: s.Bytes, Skipped: skipped})
+		err = markFinished(ctx, f.store, Finished{At: at, By: f.beat.proc.ID, Pages: s.Pages, Bytes: s.Bytes, Skipped: s.SkippedTotal()})
 	}
 	if err != nil {
 		f.log.Warn("the crawl is finished but could not be recorded as such", "error", err.Error())

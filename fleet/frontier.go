@@ -88,12 +88,18 @@ func (w *fleetFrontier) PushBatch(ctx context.Context, reqs []*frontier.Request)
 	}
 }
 
-// Complete queues a page's links and ends its lease in one round trip
-// (see redisfrontier.Frontier.Complete). When Redis cannot be reached, the
-// links not queued are pushed again and the lease ended as PushBatch and
-// Done do, waiting for Redis; the lease is renewed meanwhile.
+// Complete queues a page's links, counts the page in the crawl-wide
+// counters and ends its lease in one round trip (see
+// redisfrontier.Frontier.CompleteCounting). When Redis cannot be reached,
+// the links not queued are pushed again, the count written and the lease
+// ended as PushBatch, the counters and Done do, waiting for Redis; the
+// lease is renewed meanwhile.
 func (w *fleetFrontier) Complete(ctx context.Context, req *frontier.Request, links []*frontier.Request) ([]frontier.PushResult, []error, error) {
-	res, errs, err := w.Frontier.Complete(ctx, req, links)
+	e, inc := w.fl.counters.take(req)
+	res, errs, counted, err := w.Frontier.CompleteCounting(ctx, req, links, inc)
+	if inc != nil && !counted {
+		w.fl.counters.add(e)
+	}
 	if !errors.Is(err, redisstore.ErrUnavailable) {
 		return res, errs, err
 	}
@@ -131,7 +137,9 @@ func (w *fleetFrontier) Next(ctx context.Context) (*frontier.Request, error) {
 }
 
 // Done ends the lease, waiting for Redis; the lease is renewed meanwhile.
+// The page's count, if any, is written first.
 func (w *fleetFrontier) Done(ctx context.Context, req *frontier.Request) error {
+	w.fl.counters.release(req)
 	return w.retry(ctx, "done", func() error { return w.Frontier.Done(ctx, req) })
 }
 
@@ -139,6 +147,7 @@ func (w *fleetFrontier) Done(ctx context.Context, req *frontier.Request) error {
 // meanwhile was put back by the frontier already: that is logged, not an
 // error, since another process will fetch the request.
 func (w *fleetFrontier) Retry(ctx context.Context, req *frontier.Request, notBefore time.Time) error {
+	w.fl.counters.release(req)
 	err := w.retry(ctx, "retry", func() error { return w.Frontier.Retry(ctx, req, notBefore) })
 	if errors.Is(err, redisfrontier.ErrLeaseLost) {
 		w.fl.log.Warn("lease lost while the request was out; it is back in the queue for another process", "url", req.URL)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
 	"github.com/heedcrawl/heed/redisstore"
-	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/stats"
 )
 
 // The states of a shared crawl, as Status says.
@@ -31,25 +31,17 @@ const (
 // (ReadStatus): its state, its crawl-wide counters, its queue, its
 // processes and their heartbeats.
 type Status struct {
-	CrawlID string `json:"crawl_id"`
+	// Shared holds the crawl-wide counters of every process and what is
+	// left of the queue (CrawlID, Pages, Bytes, Statuses, Skipped,
+	// Robots, Queued, Leased, Reclaimed, Done), as a process reports them
+	// when it stops (Summary).
+	stats.Shared
 	// State is StateEmpty, StateRunning, StatePaused or StateFinished.
 	State string `json:"state"`
 	// Now is the Redis server's clock when the status was read.
 	Now time.Time `json:"now"`
-	// Pages, Bytes, Statuses, Skipped and Robots are the crawl-wide
-	// counters of every process.
-	Pages    int64                    `json:"pages"`
-	Bytes    int64                    `json:"bytes"`
-	Statuses map[int]int64            `json:"statuses"`
-	Skipped  map[skiplog.Reason]int64 `json:"skipped"`
-	Robots   map[string]int64         `json:"robots"`
-	// Queued counts the requests waiting, ByAuthority per authority;
-	// Leased the requests handed out to a process (the leases
-	// outstanding); Reclaimed the leases that expired and went back to
-	// the queue; Seen the URLs the crawl has seen.
-	Queued      int            `json:"queued"`
-	Leased      int            `json:"leased"`
-	Reclaimed   int            `json:"reclaimed"`
+	// Seen counts the URLs the crawl has seen; ByAuthority the requests
+	// queued per authority.
 	Seen        int            `json:"seen"`
 	ByAuthority map[string]int `json:"by_authority"`
 	// Processes are the processes that joined the crawl and have not
@@ -70,15 +62,6 @@ func (s *Status) Live() int {
 	return n
 }
 
-// SkippedTotal counts the skip-log records of every process.
-func (s *Status) SkippedTotal() int64 {
-	var n int64
-	for _, k := range s.Skipped {
-		n += k
-	}
-	return n
-}
-
 // ReadStatus reads the shared crawl named crawlID in the database rdb
 // reaches, without joining it: it changes nothing in Redis, so it can
 // watch a running, paused or finished crawl.
@@ -87,7 +70,7 @@ func ReadStatus(ctx context.Context, rdb redis.UniversalClient, crawlID string) 
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{CrawlID: crawlID}
+	st := &Status{}
 	if st.Processes, st.Now, err = readProcesses(ctx, store); err != nil {
 		return nil, fmt.Errorf("fleet: processes: %w", err)
 	}
@@ -99,13 +82,12 @@ func ReadStatus(ctx context.Context, rdb redis.UniversalClient, crawlID string) 
 	if err != nil {
 		return nil, fmt.Errorf("fleet: queue: %w", err)
 	}
-	sum := Summarize(crawlID, tot, cn)
-	st.Pages, st.Bytes, st.Statuses, st.Skipped, st.Robots = sum.Pages, sum.Bytes, sum.Statuses, sum.Skipped, sum.Robots
-	st.Queued, st.Leased, st.Reclaimed, st.Seen, st.ByAuthority = cn.Queued, cn.Leased, cn.Reclaimed, cn.Seen, cn.ByAuthority
+	st.Shared = *Summarize(crawlID, tot, cn)
+	st.Seen, st.ByAuthority = cn.Seen, cn.ByAuthority
 	if st.Finished, err = readFinished(ctx, store); err != nil {
 		return nil, err
 	}
-	exhausted := sum.Done
+	exhausted := st.Done
 	switch {
 	case st.Live() > 0:
 		st.State = StateRunning

@@ -2,12 +2,15 @@ package fleet_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -113,6 +116,21 @@ func TestStatusFinishedAndClear(t *testing.T) {
 	if st.State != fleet.StateFinished || st.Finished == nil || st.Finished.Pages != 2 || st.Finished.At.IsZero() ||
 		len(st.Processes) != 0 || st.Queued != 0 || st.Leased != 0 || st.Pages != 2 {
 		t.Fatalf("a finished crawl: %+v (finished %+v)", st, st.Finished)
+	}
+	// heed status --redis --json writes the Status as it is: the keys of
+	// the crawl-wide counters (stats.Shared's) and the status's own.
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"by_authority", "bytes", "complete", "crawl_id", "finished", "leased", "now", "pages", "processes",
+		"queued", "reclaimed", "robots", "seen", "skipped", "state", "statuses"}
+	if got := slices.Sorted(maps.Keys(keys)); !slices.Equal(got, want) || !st.Done || string(keys["complete"]) != "true" || st.CrawlID != id {
+		t.Errorf("the JSON of a finished crawl's status: keys %v, want %v\n%s", got, want, b)
 	}
 
 	_, err = newCrawler().Run(ctx, url+"/")

@@ -9,6 +9,7 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/feed"
 	"github.com/heedcrawl/heed/heedtest"
+	"github.com/heedcrawl/heed/pages"
 )
 
 // crawlSite crawls a whole site with heed's page spider into a feed and
@@ -31,7 +32,7 @@ func crawlSite(t *testing.T, site *heedtest.Web, dir string) (feedPath, skips st
 		t.Fatal(err)
 	}
 	c.FollowLinks()
-	c.EmitPages()
+	pages.Emit(c)
 	c.Export(out)
 	if _, err := c.Run(context.Background(), site.Seeds()...); err != nil {
 		t.Fatal(err)

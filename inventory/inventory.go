@@ -152,19 +152,13 @@ type Row struct {
 	Priority   string `json:"priority,omitempty"`
 	// Sitemap is the URL of the sitemap that lists URL.
 	Sitemap string `json:"sitemap"`
-	// Allowed is heed's robots.txt verdict for the agent. When false,
-	// Reason says why: robots-disallow, robots-unreachable, or
-	// invalid-url for a URL that cannot be fetched at all.
-	Allowed bool           `json:"allowed"`
-	Reason  skiplog.Reason `json:"reason,omitempty"`
-	// Line and Rule are the deciding robots.txt line and rule as written
-	// (an Allow rule too); 0 and "" when no rule matched. Group lists the
-	// user-agent values of the group that applied; RobotsURL is the
-	// robots.txt of the URL's own authority.
-	Line      int      `json:"line,omitempty"`
-	Rule      string   `json:"rule,omitempty"`
-	Group     []string `json:"group,omitempty"`
-	RobotsURL string   `json:"robots_url,omitempty"`
+	// RobotsReport is heed's robots.txt verdict for the inventory's own
+	// agent (its Agent left empty), from the robots.txt of the URL's own
+	// authority. When Allowed is false, Reason says why:
+	// robots-disallow, robots-unreachable, sitemap-scope for a URL
+	// outside the sitemap's scope, or invalid-url for a URL that cannot
+	// be fetched at all (these two with no robots.txt asked).
+	middleware.RobotsReport
 	// Problem is the sitemap package's problem with the entry
 	// (out-of-scope, invalid-url, loc-too-long); "" for a sound entry.
 	Problem string `json:"problem,omitempty"`
@@ -182,34 +176,9 @@ type Row struct {
 	Verdicts []Verdict `json:"agents,omitempty"`
 }
 
-// Verdict is robots.txt's answer for one agent on a row's URL.
-type Verdict struct {
-	Agent string `json:"agent"`
-	// Allowed, Reason, Line, Rule and Group are as in Row, for Agent.
-	Allowed bool           `json:"allowed"`
-	Reason  skiplog.Reason `json:"reason,omitempty"`
-	Line    int            `json:"line,omitempty"`
-	Rule    string         `json:"rule,omitempty"`
-	Group   []string       `json:"group,omitempty"`
-}
-
-// Cell is the verdict in one CSV cell: "allowed", or the reason
-// (robots-disallow, robots-unreachable, sitemap-scope, invalid-url).
-func (v Verdict) Cell() string {
-	if v.Allowed {
-		return "allowed"
-	}
-	return string(v.Reason)
-}
-
-// Evidence is the deciding rule in one CSV cell: "line 4: Disallow: /x
-// (group googlebot)"; "" when no rule decided.
-func (v Verdict) Evidence() string {
-	if v.Line == 0 {
-		return ""
-	}
-	return fmt.Sprintf("line %d: %s (group %s)", v.Line, v.Rule, strings.Join(v.Group, " "))
-}
+// Verdict is robots.txt's answer for one agent on a row's URL, its
+// Agent set: the same report as the row's own verdict.
+type Verdict = middleware.RobotsReport
 
 // Columns are the CSV columns of a Row of an inventory of one agent, in
 // the order Fields writes them. The order is part of heed's output
@@ -221,8 +190,9 @@ var Columns = []string{
 
 // ColumnsFor returns the CSV columns of an inventory made for agents:
 // Columns, then for each agent (when there are several) a column named
-// by the agent, with its verdict (Verdict.Cell), and one named "AGENT
-// rule" with its deciding rule (Verdict.Evidence).
+// by the agent, with its verdict (Verdict.Outcome: "allowed" or the
+// reason), and one named "AGENT rule" with its deciding rule
+// (Verdict.Evidence).
 func ColumnsFor(agents []string) []string {
 	cols := slices.Clone(Columns)
 	if len(agents) > 1 {
@@ -246,7 +216,7 @@ func (r Row) Fields() []string {
 		r.RobotsURL, r.Problem, strconv.FormatBool(r.Duplicate), r.Usage,
 	}
 	for _, v := range r.Verdicts {
-		f = append(f, v.Cell(), v.Evidence())
+		f = append(f, v.Outcome(), v.Evidence())
 	}
 	return f
 }
@@ -546,30 +516,19 @@ func (iv *inventoryRun) verdict(ctx context.Context, row *Row) error {
 		if !ok {
 			return fmt.Errorf("inventory: robots.txt of %s was not read for %s", auth, agent)
 		}
-		v := decide(ea, u, iv.giveUp)
-		v.Agent = agent
+		v := middleware.DecideRobots(ea, u, iv.giveUp).Report()
 		if i == 0 {
-			row.Allowed, row.Reason, row.Line, row.Rule, row.Group = v.Allowed, v.Reason, v.Line, v.Rule, v.Group
+			row.RobotsReport = v
 			if e.State == middleware.RobotsAvailable {
 				row.Usage = middleware.UsageSummary(e, u)
 			}
 		}
 		if len(iv.inv.agents) > 1 {
+			v.Agent = agent
 			row.Verdicts = append(row.Verdicts, v)
 		}
 	}
 	return nil
-}
-
-// decide is the crawl's robots.txt verdict on u, with its evidence.
-func decide(e *middleware.RobotsEntry, u *url.URL, giveUp time.Duration) Verdict {
-	d := middleware.DecideRobots(e, u, giveUp)
-	v := Verdict{Allowed: d.Allowed, Reason: d.Reason}
-	if e.State == middleware.RobotsAvailable {
-		ev := d.Evidence()
-		v.Line, v.Rule, v.Group = ev.Line, ev.Rule, ev.Group
-	}
-	return v
 }
 
 func (iv *inventoryRun) skip(rec *skiplog.Record) {

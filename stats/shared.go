@@ -41,6 +41,15 @@ type Shared struct {
 // Complete says nothing was queued or leased anywhere in the crawl.
 func (s *Shared) Complete() bool { return s.Done }
 
+// SkippedTotal counts the skip-log records of every process.
+func (s *Shared) SkippedTotal() int64 {
+	var n int64
+	for _, k := range s.Skipped {
+		n += k
+	}
+	return n
+}
+
 // FetchedPages counts the pages every process of the crawl fetched: a
 // process that fetched none while the others did has not failed (see
 // NothingFetched).
@@ -56,12 +65,8 @@ func (s *Shared) Format(w io.Writer) error {
 	if !s.Done {
 		state = fmt.Sprintf("%d URLs queued and %d in flight, left to the other processes (run again with the same --crawl-id to help)", s.Queued, s.Leased)
 	}
-	var skipped int64
-	for _, n := range s.Skipped {
-		skipped += n
-	}
 	if _, err := fmt.Fprintf(w, "crawl %s (all processes): %d pages (%s), %d skipped, %d leases reclaimed from stopped processes; %s\n",
-		s.CrawlID, s.Pages, FormatBytes(s.Bytes), skipped, s.Reclaimed, state); err != nil {
+		s.CrawlID, s.Pages, FormatBytes(s.Bytes), s.SkippedTotal(), s.Reclaimed, state); err != nil {
 		return err
 	}
 	if len(s.Skipped) > 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/inventory"
+	"github.com/heedcrawl/heed/skiplog"
 )
 
 // InventoryReport collects what the inventory's HTML report needs from
@@ -16,22 +17,34 @@ import (
 // sitemaps that listed them. It keeps counts, never the rows, so a
 // report of millions of URLs costs what one of a thousand does; the lists
 // of disallowed and duplicate URLs come from the InventorySummary, which
-// bounds them. Use it as (or from) the inventory's visit function, then
-// Write it with the summary.
+// bounds them. An inventory of several agents (inventory.NewForAgents)
+// is reported for all of them: each agent's counts, and the URLs some
+// agent may not fetch (the first maxListed) with every agent's verdict.
+// Use it as (or from) the inventory's visit function, then Write it with
+// the summary.
 type InventoryReport struct {
-	agent    string
+	agents   []string
 	months   map[string]int // "2025-01" → rows with that lastmod
 	noDate   int
 	badDate  int
 	rows     int
 	allowed  int
 	problems int
+	// refused lists the rows some agent may not fetch, with every agent's
+	// verdict (the first maxListed; refusedAll counts them all), for an
+	// inventory of several agents.
+	refused    []inventory.Row
+	refusedAll int
 }
 
+// maxListed is how many URLs the report lists one by one, as the
+// inventory's summary does.
+const maxListed = 10_000
+
 // NewInventoryReport returns an empty report of an inventory made for
-// the product token agent.
-func NewInventoryReport(agent string) *InventoryReport {
-	return &InventoryReport{agent: agent, months: map[string]int{}}
+// the product tokens agents (inventory.Inventory.Agents), its own first.
+func NewInventoryReport(agents ...string) *InventoryReport {
+	return &InventoryReport{agents: agents, months: map[string]int{}}
 }
 
 // Add counts one row.
@@ -43,6 +56,11 @@ func (r *InventoryReport) Add(row inventory.Row) {
 	if row.Problem != "" {
 		r.problems++
 	}
+	if slices.ContainsFunc(row.Verdicts, refused) {
+		if r.refusedAll++; len(r.refused) < maxListed {
+			r.refused = append(r.refused, row)
+		}
+	}
 	switch t, ok := parseLastMod(row.LastMod); {
 	case row.LastModInvalid || row.LastMod != "" && !ok:
 		r.badDate++
@@ -51,6 +69,12 @@ func (r *InventoryReport) Add(row inventory.Row) {
 	default:
 		r.months[t.UTC().Format("2006-01")]++
 	}
+}
+
+// refused reports whether robots.txt refuses the agent the URL (disallowed
+// or unreachable), as the summary's Disallowed counts.
+func refused(v inventory.Verdict) bool {
+	return v.Reason == skiplog.RobotsDisallow || v.Reason == skiplog.RobotsUnreachable
 }
 
 // lastModLayouts are the W3C Datetime forms sitemaps use.
@@ -68,7 +92,8 @@ func parseLastMod(s string) (time.Time, bool) {
 
 // reportData is what report.html gets.
 type reportData struct {
-	Agent     string
+	Agent     string   // the inventory's own
+	Agents    []string // every agent, the inventory's own first
 	Generated time.Time
 	S         *inventory.Summary
 	Rows      int
@@ -82,7 +107,11 @@ type reportData struct {
 	// URLs one sitemap lists twice.
 	Cross []inventory.Duplicate
 	Same  int
-	Style template.CSS
+	// Refused are the rows some agent may not fetch (of an inventory of
+	// several agents), RefusedAll how many there are.
+	Refused    []inventory.Row
+	RefusedAll int
+	Style      template.CSS
 }
 
 // Write writes the report as one self-contained HTML file: its style
@@ -94,10 +123,13 @@ func (r *InventoryReport) Write(w io.Writer, sum *inventory.Summary) error {
 		return fmt.Errorf("ui: report template: %w", err)
 	}
 	d := reportData{
-		Agent: r.agent, Generated: time.Now().UTC(), S: sum, Rows: r.rows, Allowed: r.allowed,
+		Agents: r.agents, Refused: r.refused, RefusedAll: r.refusedAll, Generated: time.Now().UTC(), S: sum, Rows: r.rows, Allowed: r.allowed,
 		Problems: r.problems, NoDate: r.noDate, BadDate: r.badDate,
 		LastMod: lastModChart(r.months),
 		Style:   template.CSS(readFile("static/style.css")),
+	}
+	if len(r.agents) > 0 {
+		d.Agent = r.agents[0]
 	}
 	d.Sitemaps = sum.Sitemaps
 	for _, dup := range sum.DuplicateURLs {

@@ -26,7 +26,7 @@ func sitemapSite(t *testing.T) *httptest.Server {
 	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
-			fmt.Fprintf(w, "User-agent: *\nDisallow: /private/\nSitemap: %s/a.xml\nSitemap: %s/b.xml\n", ts.URL, ts.URL)
+			fmt.Fprintf(w, "User-agent: *\nDisallow: /private/\nSitemap: %s/a.xml\nSitemap: %s/b.xml\n\nUser-agent: GPTBot\nDisallow: /t\n", ts.URL, ts.URL)
 		case "/a.xml":
 			fmt.Fprintf(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 <url><loc>%[1]s/one</loc><lastmod>2025-01-05</lastmod></url>
@@ -47,14 +47,18 @@ func sitemapSite(t *testing.T) *httptest.Server {
 	return ts
 }
 
-// writeReport runs an inventory of site and writes its report to a file.
-func writeReport(t *testing.T, site string, path string) *inventory.Summary {
+// writeReport runs an inventory of site for agents (HeedBot when none)
+// and writes its report to a file.
+func writeReport(t *testing.T, site string, path string, agents ...string) *inventory.Summary {
 	t.Helper()
-	inv, err := inventory.New("HeedBot", crawler.WithDelay(0), crawler.WithSkipLog(io.Discard))
+	if len(agents) == 0 {
+		agents = []string{"HeedBot"}
+	}
+	inv, err := inventory.NewForAgents(agents, crawler.WithDelay(0), crawler.WithSkipLog(io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := NewInventoryReport("HeedBot")
+	rep := NewInventoryReport(inv.Agents()...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	sum, err := inv.Run(ctx, []string{site}, func(r inventory.Row) error { rep.Add(r); return nil })
@@ -96,6 +100,40 @@ func TestInventoryReport(t *testing.T) {
 		if strings.Contains(html, bad) {
 			t.Errorf("report contains %q", bad)
 		}
+	}
+}
+
+// A report of several agents names them all, counts each one's verdicts
+// and lists the URLs any of them may not fetch, with every agent's
+// verdict and deciding rule.
+func TestInventoryReportAgents(t *testing.T) {
+	site := sitemapSite(t)
+	path := filepath.Join(t.TempDir(), "inventory.html")
+	sum := writeReport(t, site.URL, path, "HeedBot", "GPTBot", "Bingbot")
+	b, _ := os.ReadFile(path)
+	html := string(b)
+	if len(sum.Agents) != 3 || sum.Agents[1].Disallowed != 2 {
+		t.Fatalf("summary agents: %+v", sum.Agents)
+	}
+	for _, want := range []string{
+		`Sitemap inventory for <code>HeedBot</code>, <code>GPTBot</code>, <code>Bingbot</code>`,
+		`for the product tokens <code>HeedBot</code>, <code>GPTBot</code>, <code>Bingbot</code>`,
+		`<table id="agents">`, `<tr><td><code>GPTBot</code></td><td class="num">4</td><td class="num">2</td></tr>`,
+		`<tr><td><code>Bingbot</code></td><td class="num">4</td><td class="num">2</td></tr>`,
+		`<th scope="col"><code>GPTBot</code></th>`,
+		// /two: allowed for HeedBot and Bingbot, refused GPTBot by its own group.
+		`<tr><td><code>` + site.URL + `/two</code></td><td>allowed</td><td>robots-disallow<br><code>line 7: Disallow: /t (group GPTBot)</code></td><td>allowed</td>`,
+		`<td>robots-disallow<br><code>line 2: Disallow: /private/ (group *)</code></td><td>allowed</td><td>robots-disallow<br><code>line 2: Disallow: /private/ (group *)</code></td>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %s", want)
+		}
+	}
+	// Refused to some agent: the two /private/ URLs (HeedBot, Bingbot),
+	// /two and /three (GPTBot).
+	table, _, _ := strings.Cut(html[strings.Index(html, `<table id="disallowed">`)+1:], `</table>`)
+	if n := strings.Count(table, `<tr><td><code>`+site.URL); n != 4 {
+		t.Errorf("%d URLs listed as refused to some agent, want 4", n)
 	}
 }
 

@@ -54,19 +54,14 @@ type TesterResult struct {
 	Lines []string `json:"-"`
 }
 
-// URLVerdict is one URL's verdict: the fields of `heed robots check
-// --json`, from the same decision.
+// URLVerdict is one URL's verdict: the URL as given, heed's report of
+// the decision (the fields of `heed robots check --json`, from the same
+// decision), and a sentence explaining it.
 type URLVerdict struct {
-	URL        string         `json:"url"`
-	Allowed    bool           `json:"allowed"`
-	Reason     skiplog.Reason `json:"reason,omitempty"`
-	Line       int            `json:"line,omitempty"`
-	Rule       string         `json:"rule,omitempty"`
-	Group      []string       `json:"group,omitempty"`
-	GroupLines []int          `json:"group_lines,omitempty"`
-	Implicit   bool           `json:"implicit,omitempty"`
-	Explain    string         `json:"explain"`
-	Error      string         `json:"error,omitempty"`
+	URL string `json:"url"`
+	middleware.RobotsReport
+	Explain string `json:"explain"`
+	Error   string `json:"error,omitempty"`
 }
 
 // testerError is a request the tester cannot answer: HTTP 400.
@@ -159,13 +154,7 @@ func decideOne(e *middleware.RobotsEntry, raw string) URLVerdict {
 		return v
 	}
 	d := middleware.DecideRobots(e, u, 0)
-	v.Allowed, v.Reason, v.Implicit = d.Allowed, d.Reason, d.Verdict.Implicit
-	if r := d.Verdict.Rule; r != nil {
-		v.Line, v.Rule = r.Line, r.Text
-	}
-	if g := d.Verdict.Group; g != nil {
-		v.Group, v.GroupLines = g.Values(), g.Lines()
-	}
+	v.RobotsReport = d.Report()
 	switch e.State {
 	case middleware.RobotsUnavailable:
 		v.Explain = fmt.Sprintf("robots.txt unavailable (status %d): no restrictions (RFC 9309 §2.3.1.3)", e.Status)

@@ -66,6 +66,7 @@ func (f *Frontier) pushAll(ctx context.Context, reqs []*frontier.Request, end *l
 type leaseEnd struct {
 	id, token string
 	ttl       int64
+	inc       *redisstore.Increments // applied with the lease end, unless it ended before
 }
 
 // batchItem is one request of a batch on its way to the push script.
@@ -172,7 +173,8 @@ func (f *Frontier) pushChunk(ctx context.Context, reqs []*frontier.Request, res 
 	args := []any{f.cfg.LeasesPerAuthority, f.order, token, dups, invalid}
 	if end != nil {
 		script = completeScript
-		args = append(args, end.id, end.token, end.ttl)
+		args = append(args, end.id, end.token, end.ttl, end.inc.Len())
+		args = append(args, end.inc.Args()...)
 	}
 	var sent []batchItem
 	for _, it := range items {
@@ -302,12 +304,18 @@ return pushBatch(clock(), 7)
 
 // completeScript queues a page's links and then ends the page's lease,
 // in one atomic step: the links are queued before the lease ends, so the
-// crawl never looks exhausted in between. ARGV as pushBatchScript's up to
-// 6, then 7 lease id, 8 token, 9 how long to remember that the token
-// ended (ms), then the requests from 10.
+// crawl never looks exhausted in between. It also applies the page's
+// counter updates (redisstore.Increments), unless the lease had ended
+// before (a repeat of the call whose reply was lost: they were applied
+// then). ARGV as pushBatchScript's up to 6, then 7 lease id, 8 token, 9
+// how long to remember that the token ended (ms), 10 the number m of
+// increment arguments, the increments from 11, then the requests from
+// 11+m.
 // Returns {doneScript's reply, pushBatchScript's}.
-var completeScript = redis.NewScript(luaPrelude + pushBatchLua + doneLua + `
+var completeScript = redis.NewScript(luaPrelude + pushBatchLua + doneLua + redisstore.IncrementsLua + `
 local now = clock()
-local pushed = pushBatch(now, 10)
+local first = 11 + tonumber(ARGV[10])
+if not ended(ARGV[8]) then applyIncrements(11, tonumber(ARGV[10])) end
+local pushed = pushBatch(now, first)
 return {done(now, tonumber(ARGV[2]), ARGV[7], ARGV[8], ARGV[9]), pushed}
 `)

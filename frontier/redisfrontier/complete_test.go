@@ -9,6 +9,7 @@ import (
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
+	"github.com/heedcrawl/heed/redisstore"
 )
 
 // TestComplete ends a page's lease and queues its links in one round
@@ -122,5 +123,64 @@ func TestCompleteNotLeased(t *testing.T) {
 	}
 	if res[0] != frontier.Added {
 		t.Errorf("its link: %v, want Added", res[0])
+	}
+}
+
+// TestCompleteCounting applies a page's counter updates in the call that
+// queues its links and ends its lease: one round trip for all three; a
+// request this Frontier does not hold is not counted, for its caller to
+// count.
+func TestCompleteCounting(t *testing.T) {
+	ctx := context.Background()
+	_, rdb := startRedis(t)
+	s := newStore(t, rdb, newPrefix(t))
+	f := newFrontier(t, s)
+	counters := redisstore.NewCounters(s)
+	for _, u := range []string{"http://a.example/", "http://a.example/warm"} {
+		if res, err := f.Push(ctx, &frontier.Request{URL: u}); res != frontier.Added {
+			t.Fatalf("Push %s = %v, %v", u, res, err)
+		}
+	}
+	// Load the script before counting round trips.
+	warm, err := f.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, counted, err := f.CompleteCounting(ctx, warm, nil, nil); err != nil || !counted {
+		t.Fatalf("CompleteCounting without updates: %v, %v", counted, err)
+	}
+	page, err := f.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := &redisstore.Increments{}
+	counters.AddFetched(inc, "http://a.example", 404, 512)
+	var cc callCounter
+	rdb.AddHook(&cc)
+	res, _, counted, err := f.CompleteCounting(ctx, page, []*frontier.Request{{URL: "http://a.example/next"}}, inc)
+	if err != nil || !counted || res[0] != frontier.Added {
+		t.Fatalf("CompleteCounting = %v, counted %v, %v", res, counted, err)
+	}
+	if n := cc.n.Load(); n != 1 {
+		t.Errorf("%d round trips for a page, its links and its counts, want 1", n)
+	}
+	tot, err := counters.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tot.Authorities["http://a.example"]
+	if tot.Pages != 1 || tot.Bytes != 512 || tot.Statuses[404] != 1 || a.Pages != 1 || a.Statuses[404] != 1 {
+		t.Errorf("counts %+v (authority %+v); want one 404 page of 512 bytes", tot, a)
+	}
+	if st := f.Stats(); st.Leased != 0 || st.Queued != 1 {
+		t.Errorf("Stats = %+v, want the page's lease ended and its link queued", st)
+	}
+
+	_, _, counted, err = f.CompleteCounting(ctx, &frontier.Request{URL: "http://a.example/x", Seq: 99}, nil, inc)
+	if !errors.Is(err, frontier.ErrNotLeased) || counted {
+		t.Errorf("CompleteCounting of a request not leased: counted %v, %v", counted, err)
+	}
+	if tot, err := counters.Read(ctx); err != nil || tot.Pages != 1 {
+		t.Errorf("counts after a request not leased: %+v, %v; want still one page", tot, err)
 	}
 }

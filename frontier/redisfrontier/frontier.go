@@ -403,21 +403,35 @@ func (f *Frontier) Done(ctx context.Context, req *frontier.Request) error {
 // links that were not queued. A lease Complete cannot end (lost, or not
 // this Frontier's) does not keep the links from being queued.
 func (f *Frontier) Complete(ctx context.Context, req *frontier.Request, links []*frontier.Request) ([]frontier.PushResult, []error, error) {
+	res, errs, _, err := f.CompleteCounting(ctx, req, links, nil)
+	return res, errs, err
+}
+
+// CompleteCounting is Complete, and applies inc, the page's counter
+// updates (redisstore.Counters.AddFetched), in the script call that ends
+// the lease: a fetched page's counts cost no round trip of their own, and
+// are in Redis once its lease has ended. counted says whether they were
+// applied: true when the script ran, whatever it said of the lease (a page
+// whose lease was lost was fetched all the same), and when a repeat of
+// the call found the lease ended by an earlier one whose reply was lost
+// (applied then, not twice); false when the lease is not this Frontier's
+// or Redis could not be reached, and the caller then writes them itself.
+func (f *Frontier) CompleteCounting(ctx context.Context, req *frontier.Request, links []*frontier.Request, inc *redisstore.Increments) (res []frontier.PushResult, errs []error, counted bool, err error) {
 	l, err := f.lease(req)
 	if err != nil {
 		res, errs := f.PushBatch(ctx, links)
-		return res, errs, err
+		return res, errs, false, err
 	}
-	res, errs, r, err := f.pushAll(ctx, links, &leaseEnd{id: seqID(req.Seq), token: l.token, ttl: f.endedTTL()})
+	res, errs, r, err := f.pushAll(ctx, links, &leaseEnd{id: seqID(req.Seq), token: l.token, ttl: f.endedTTL(), inc: inc})
 	if err != nil {
-		return res, errs, err
+		return res, errs, false, err
 	}
 	if intAt(r, 1) == 1 {
 		f.wake.all()
 	} else {
 		f.wake.one()
 	}
-	return res, errs, f.ended(req, l, intAt(r, 0))
+	return res, errs, true, f.ended(req, l, intAt(r, 0))
 }
 
 // Retry ends the lease of req and queues req, as passed, at the head of its

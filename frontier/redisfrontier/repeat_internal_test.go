@@ -121,3 +121,40 @@ func TestRetryThenReleaseInOneProcess(t *testing.T) {
 		t.Errorf("Done of the new lease: %v", err)
 	}
 }
+
+// A Complete whose reply was lost is run again by the store's retries:
+// the repeat ends nothing more and applies the page's counts once.
+func TestRepeatedCompleteCountsOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	s, err := redisstore.NewStore(srv.Client(t), "heedtest:recount:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFrontier(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if res, err := f.Push(ctx, &frontier.Request{URL: "http://a.example/1"}); res != frontier.Added {
+		t.Fatal(res, err)
+	}
+	r, _ := f.Next(ctx)
+	counters := redisstore.NewCounters(s)
+	inc := &redisstore.Increments{}
+	counters.AddFetched(inc, "http://a.example", 200, 1234)
+	end := &leaseEnd{id: seqID(r.Seq), token: f.leases[r.Seq].token, ttl: f.endedTTL(), inc: inc}
+	for i := 0; i < 2; i++ {
+		reply, err := f.pushChunk(ctx, nil, nil, nil, end)
+		if err != nil || intAt(reply, 0) != 1 {
+			t.Fatalf("Complete attempt %d = %v, %v; want success", i+1, reply, err)
+		}
+	}
+	tot, err := counters.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.Pages != 1 || tot.Bytes != 1234 || tot.Statuses[200] != 1 || tot.Authorities["http://a.example"].Pages != 1 {
+		t.Errorf("counts after a repeated Complete: %+v; want the page once", tot)
+	}
+}

@@ -17,6 +17,19 @@
 // exponentially ([politeness.Feedback] and [politeness.ParseRetryAfter]
 // are politeness's own).
 //
+// An authority that leaves the give-up count of requests in a row
+// without any answer (politeness.WithGiveUp through [WithPacing], default
+// 5; a network error or a timeout, not an HTTP error status), whichever
+// processes sent them, is given up for the whole crawl, as
+// politeness.Pacer gives it up in one process: TryAcquire and Wait return
+// a [*politeness.UnreachableError] with the failures as evidence (their
+// count, when the first and the last ended, the last error), ReadyAt
+// answers "now", and heed writes one skip-log record per remaining URL
+// (reason host-unreachable) instead of every process trying each URL with
+// its retries. An answer of any status resets the count; heed stopping
+// does not count. A give-up is for good: each Pacer remembers the ones it
+// has seen and answers them without asking Redis.
+//
 // One request in flight per authority with an interval, fleet-wide, is
 // what makes the gap between two arrivals at the server at least the
 // interval: the next start, in any process, follows the previous release

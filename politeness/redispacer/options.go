@@ -36,8 +36,8 @@ type options struct {
 type Option func(*options)
 
 // WithPacing sets the pacing with politeness's own options: the floor,
-// the concurrency, the Crawl-delay cap, the backoff, the Retry-After cap
-// and the logger mean here what they mean for a politeness.Pacer, fleet-wide
+// the concurrency, the Crawl-delay cap, the backoff, the Retry-After cap,
+// the give-up count and the logger mean here what they mean for a politeness.Pacer, fleet-wide
 // instead of per process, and take the same defaults; so one list of
 // options can configure both pacers. politeness.WithClock does not apply
 // (every process reads Redis's clock): New refuses it.

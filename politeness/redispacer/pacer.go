@@ -30,6 +30,9 @@ type Pacer struct {
 
 	mu    sync.Mutex
 	slots map[string][]string // authority -> tokens of starts booked here, oldest first
+	// gone holds the authorities this Pacer has seen given up, with the
+	// evidence: a give-up is for good, so it is answered from here.
+	gone map[string]*politeness.UnreachableError
 
 	cancel context.CancelFunc
 	bg     sync.WaitGroup
@@ -58,6 +61,7 @@ func New(s *redisstore.Store, opts ...Option) (*Pacer, error) {
 		prefix: s.Key("pace:"),
 		id:     hex.EncodeToString(b[:]),
 		slots:  make(map[string][]string),
+		gone:   make(map[string]*politeness.UnreachableError),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
@@ -115,6 +119,9 @@ func (p *Pacer) tooLong(authority string, cd int64) *politeness.DelayTooLongErro
 // word. heed's Redis frontier does not call it: it reads the same time
 // inside its own script (see [redisstore.StoredGate]).
 func (p *Pacer) ReadyAt(authority string) time.Time {
+	if p.goneErr(authority) != nil {
+		return time.Time{}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	r, err := p.run(ctx, "ready", readyScript, authority)
@@ -136,7 +143,9 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 // now or later, what ReadyAt answers; at the concurrency limit of an
 // authority with no interval, the zero time (after the next release) or
 // the end of a pause. For an authority whose Crawl-delay is over the cap, err is the
-// [*politeness.DelayTooLongError] and nothing is booked.
+// [*politeness.DelayTooLongError] and nothing is booked; for one given up
+// (see Release), the [*politeness.UnreachableError] with its evidence,
+// from this Pacer's memory once it has seen it.
 //
 // If Redis cannot be reached within the store's retry budget, err wraps
 // [redisstore.ErrUnavailable] and nothing is booked: the caller should
@@ -146,6 +155,9 @@ func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err er
 }
 
 func (p *Pacer) tryAcquire(ctx context.Context, authority string) (bool, time.Time, error) {
+	if gone := p.goneErr(authority); gone != nil {
+		return false, time.Time{}, gone
+	}
 	token := p.id + "." + strconv.FormatUint(p.tokens.Add(1), 10)
 	r, err := p.run(ctx, "acquire", tryScript, authority, p.cfg.Concurrency, token, redisstore.Micros(p.cfg.slotTimeout))
 	if err != nil {
@@ -159,6 +171,8 @@ func (p *Pacer) tryAcquire(ctx context.Context, authority string) (bool, time.Ti
 		return true, time.Time{}, nil
 	case -1:
 		return false, time.Time{}, p.tooLong(authority, r[1])
+	case -2:
+		return false, time.Time{}, p.givenUp(ctx, authority, r)
 	}
 	return false, redisstore.LocalTime(r[1], r[2]), nil
 }
@@ -244,14 +258,19 @@ func (p *Pacer) Release(authority string, fb politeness.Feedback) {
 			"authority", authority, "retry_after", fb.RetryAfter, "asked", pause, "cap", p.cfg.MaxPause)
 		pause = p.cfg.MaxPause
 	}
-	_, err := p.run(context.Background(), "release", releaseScript, authority, token, o,
-		redisstore.Micros(pause), redisstore.Micros(p.cfg.BackoffBase), redisstore.Micros(p.cfg.BackoffMax))
+	sil, lastErr := silence(fb)
+	r, err := p.run(context.Background(), "release", releaseScript, authority, token, o,
+		redisstore.Micros(pause), redisstore.Micros(p.cfg.BackoffBase), redisstore.Micros(p.cfg.BackoffMax),
+		sil, p.cfg.GiveUp, lastErr)
 	if err != nil {
 		p.cfg.Log().Error("redispacer: release lost; the slot frees itself after the slot timeout",
 			"authority", authority, "slot_timeout", p.cfg.slotTimeout, "error", err.Error())
 		return
 	}
 	switch {
+	case len(r) > 3 && r[3] == 1:
+		p.cfg.Log().Warn("redispacer: authority given up for the whole crawl: requests in a row without an answer",
+			"authority", authority, "failures", p.cfg.GiveUp, "last_error", lastErr)
 	case o == "r":
 		p.cfg.Log().Warn("redispacer: server asked to slow down; authority paused as Retry-After says (a longer pause in force is kept)",
 			"authority", authority, "status", fb.Status, "retry_after", fb.RetryAfter, "pause", pause)

@@ -7,9 +7,13 @@ import "github.com/redis/go-redis/v9"
 //
 //	P a:<authority>   hash: ls (last start), lr (last release), pu (paused
 //	                  until), cd (Crawl-delay), fail (consecutive failures),
-//	                  bo (last backoff), and ready: the earliest start the
+//	                  bo (last backoff), sil (requests in a row without
+//	                  any answer), ss and sl (when the first and the last
+//	                  of them ended), le (the last one's error), gone (1
+//	                  once sil reached the give-up count: for good), and
+//	                  ready: the earliest start the
 //	                  pause and the anchors allow under the interval of the
-//	                  process that last wrote it, 0 while excluded; a
+//	                  process that last wrote it, 0 while excluded or gone; a
 //	                  start refused because another is in flight raises it
 //	                  to one interval from then. ready is what heed's Redis
 //	                  frontier reads in its own script: a lower bound while
@@ -36,8 +40,9 @@ local function num(v) return tonumber(v) or 0 end
 local function int(n) return string.format('%d', n) end
 
 local function load()
-  local v = redis.call('HMGET', H, 'ls', 'lr', 'pu', 'cd', 'fail', 'bo')
-  return {ls = num(v[1]), lr = num(v[2]), pu = num(v[3]), cd = num(v[4]), fail = num(v[5]), bo = num(v[6])}
+  local v = redis.call('HMGET', H, 'ls', 'lr', 'pu', 'cd', 'fail', 'bo', 'gone')
+  return {ls = num(v[1]), lr = num(v[2]), pu = num(v[3]), cd = num(v[4]), fail = num(v[5]), bo = num(v[6]),
+    gone = num(v[7]) == 1}
 end
 
 local function excluded(st) return st.cd > CAP end
@@ -50,10 +55,10 @@ local function interval(st)
 end
 
 -- readyAt is the earliest start the pause and both anchors (the last
--- start and the last release) allow; 0 while excluded, so that requests
--- reach TryAcquire and are refused at once.
+-- start and the last release) allow; 0 while excluded and once given up,
+-- so that requests reach TryAcquire and are refused at once.
 local function readyAt(st)
-  if excluded(st) then return 0 end
+  if excluded(st) or st.gone then return 0 end
   local t, iv = st.pu, interval(st)
   if iv > 0 then
     if st.lr > 0 and st.lr + iv > t then t = st.lr + iv end
@@ -78,10 +83,16 @@ end
 // tryScript books a start if the authority allows one now.
 // ARGV: 4 concurrency, 5 token, 6 slot lifetime.
 // Returns {1, 0, now} when booked, {0, retry at, now} when not (retry at 0:
-// after the next release), {-1, Crawl-delay, now} when excluded.
+// after the next release), {-1, Crawl-delay, now} when excluded, {-2,
+// requests without an answer, first ended, last ended, now} once given up
+// (the last error is the hash's le).
 var tryScript = redis.NewScript(luaPrelude + `
 local now = clock()
 local st = load()
+if st.gone then
+  local v = redis.call('HMGET', H, 'sil', 'ss', 'sl')
+  return {-2, num(v[1]), num(v[2]), num(v[3]), now}
+end
 if excluded(st) then return {-1, st.cd, now} end
 local iv, nb = interval(st), readyAt(st)
 redis.call('ZREMRANGEBYSCORE', S, '-inf', now)
@@ -109,10 +120,14 @@ return {1, 0, now}
 `)
 
 // releaseScript ends a start: frees its slot, anchors the next start on
-// now, and applies the outcome.
+// now, applies the outcome, and counts requests in a row without an answer,
+// giving the authority up for good when they reach the give-up count.
 // ARGV: 4 token or "", 5 outcome ("n" neutral, "s" success, "f" failure,
-// "r" Retry-After), 6 pause for "r", 7 backoff base, 8 backoff max.
-// Returns {now, paused until, backoff}.
+// "r" Retry-After), 6 pause for "r", 7 backoff base, 8 backoff max,
+// 9 silence ("a" an answer, "s" no answer at all, "" neither), 10 give-up
+// count (0: never), 11 the error of a request without an answer.
+// Returns {now, paused until, backoff, 1 if this release gave the
+// authority up else 0}.
 var releaseScript = redis.NewScript(luaPrelude + `
 local now = clock()
 local st = load()
@@ -136,8 +151,23 @@ elseif o == 'r' then
   local p = now + tonumber(ARGV[6])
   if p > st.pu then st.pu = p end
 end
+local gaveUp = 0
+if st.gone then
+  -- Given up for good: the evidence stays as it was when it happened.
+elseif ARGV[9] == 'a' then
+  redis.call('HSET', H, 'sil', 0)
+elseif ARGV[9] == 's' then
+  local sil = redis.call('HINCRBY', H, 'sil', 1)
+  if sil == 1 then redis.call('HSET', H, 'ss', int(now)) end
+  redis.call('HSET', H, 'sl', int(now), 'le', ARGV[11])
+  local limit = tonumber(ARGV[10])
+  if limit > 0 and sil >= limit then
+    st.gone, gaveUp = true, 1
+    redis.call('HSET', H, 'gone', 1)
+  end
+end
 redis.call('HSET', H, 'lr', int(now), 'fail', int(st.fail), 'bo', int(st.bo), 'pu', int(st.pu), 'ready', int(readyAt(st)))
-return {now, st.pu, st.bo}
+return {now, st.pu, st.bo, gaveUp}
 `)
 
 // delayScript records a Crawl-delay. ARGV: 4 Crawl-delay.
@@ -156,7 +186,7 @@ return {0}
 var readyScript = redis.NewScript(luaPrelude + `
 local now = clock()
 local st = load()
-if not excluded(st) and interval(st) > 0 and redis.call('ZCOUNT', S, '(' .. int(now), '+inf') > 0 then
+if not excluded(st) and not st.gone and interval(st) > 0 and redis.call('ZCOUNT', S, '(' .. int(now), '+inf') > 0 then
   return {busyAt(st, now), now}
 end
 return {num(redis.call('HGET', H, 'ready')), now}

@@ -7,6 +7,38 @@ import (
 	"github.com/heedcrawl/heed/middleware"
 )
 
+// The two ways a handler follows the links of its pages: every link its
+// selectors match (FollowLinks), or the links its rules admit
+// (FollowRules, package linkrule).
+
+// FollowLinks makes the default handler follow every link matched by the
+// selectors (default "a[href]"), reading the href attribute, or src for
+// frames. With the default selector, a page that no other HTML or XML
+// callback reads (and whose DOM no OnResponse callback asked for) has its
+// links read by a streaming tokenizer instead of a DOM: the same links, in
+// source order (see htmlpage.Scan for the few documents that still get a
+// DOM).
+func (c *Crawler) FollowLinks(selectors ...string) {
+	if len(selectors) == 0 {
+		selectors = []string{"a[href]"}
+	}
+	for _, sel := range selectors {
+		cb := htmlCallback{selector: sel, fn: followLink, links: sel == "a[href]"}
+		c.Handler.mu.Lock()
+		c.Handler.html = append(c.Handler.html, cb)
+		c.Handler.mu.Unlock()
+	}
+}
+
+// followLink is FollowLinks' callback on a DOM element.
+func followLink(e *HTMLElement) {
+	link := e.Attr("href")
+	if link == "" {
+		link = e.Attr("src")
+	}
+	e.Follow(link)
+}
+
 // LinkRule is one link-following rule, as a rule of Scrapy's CrawlSpider
 // with its LinkExtractor: which links of a page it admits (Allow, Deny,
 // Domains, Restrict), and which callback parses the pages they lead to.

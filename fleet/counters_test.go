@@ -1,0 +1,104 @@
+package fleet_test
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/fleet"
+	"github.com/heedcrawl/heed/internal/testweb"
+	"github.com/heedcrawl/heed/redisstore/redistest"
+)
+
+// pageCounts counts the calls a client makes that count a fetched page
+// by themselves (an HINCRBY of a "pages" field outside a script).
+type pageCounts struct{ n atomic.Int64 }
+
+func (c *pageCounts) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c *pageCounts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.see([]redis.Cmder{cmd})
+		return next(ctx, cmd)
+	}
+}
+func (c *pageCounts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.see(cmds)
+		return next(ctx, cmds)
+	}
+}
+
+func (c *pageCounts) see(cmds []redis.Cmder) {
+	for _, cmd := range cmds {
+		if a := cmd.Args(); len(a) >= 3 && strings.EqualFold(cmd.Name(), "hincrby") && a[2] == "pages" {
+			c.n.Add(1)
+			return
+		}
+	}
+}
+
+// TestPageCountRidesWithLeaseEnd: two processes crawl a site, and every
+// fetched page is counted crawl-wide in the script call that queues its
+// links and ends its lease, not in a round trip of its own; the
+// crawl-wide counts are still every page of both processes, each once.
+func TestPageCountRidesWithLeaseEnd(t *testing.T) {
+	srv := redistest.Start(t)
+	site, err := testweb.StartGenerated(testweb.Generated{Hosts: 3, PagesPerHost: 12, PageBytes: 512, LinksPerPage: 3,
+		CrossHostFraction: 0.2, DisallowFraction: 0.2, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer site.Close()
+	id := newCrawlID()
+	const procs = 2
+	var counted pageCounts
+	sums := make([]crawler.Summary, procs)
+	errs := make([]error, procs)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range procs {
+		rdb := srv.Client(t)
+		rdb.AddHook(&counted)
+		c, err := crawler.New("HeedBot", crawler.WithDelay(0), crawler.WithWorkers(3),
+			crawler.WithAllowedDomains(site.Domains()...), crawler.WithSkipLog(io.Discard),
+			crawler.WithBackend(mustFleet(t, rdb, id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.FollowLinks()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sums[i], errs[i] = c.Run(ctx, site.Seeds()...)
+		}()
+	}
+	wg.Wait()
+	var pages int64
+	for i := range procs {
+		if errs[i] != nil || sums[i].Interrupted {
+			t.Fatalf("crawler %d: %v, interrupted %v", i, errs[i], sums[i].Interrupted)
+		}
+		pages += sums[i].Stats.Pages
+	}
+	if want := int64(len(site.Expected("HeedBot").Fetched)); pages != want {
+		t.Errorf("the processes fetched %d pages, the oracle expects %d", pages, want)
+	}
+	last := fleet.SummaryOf(sums[0])
+	if sums[1].Stats.Finished.After(sums[0].Stats.Finished) {
+		last = fleet.SummaryOf(sums[1])
+	}
+	if last == nil || last.Pages != pages || !last.Done {
+		t.Errorf("crawl-wide summary %+v; want %d pages, complete", last, pages)
+	}
+	if n := counted.n.Load(); n != 0 {
+		t.Errorf("%d calls counted a page by themselves; want every page counted with its lease end", n)
+	}
+}
