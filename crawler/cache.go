@@ -3,8 +3,8 @@ package crawler
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 
+	"github.com/heedcrawl/heed/download"
 	"github.com/heedcrawl/heed/httpcache"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
@@ -48,37 +48,16 @@ func WithoutCookies() Option { return func(c *config) { c.noCookies = true } }
 // authority only. An unparseable rawURL makes New fail.
 func WithCookies(rawURL string, cookies ...*http.Cookie) Option {
 	return func(c *config) {
-		c.cookies = append(c.cookies, presetCookies{rawURL, cookies})
+		c.cookies = append(c.cookies, download.Cookies{URL: rawURL, Cookies: cookies})
 	}
-}
-
-type presetCookies struct {
-	url     string
-	cookies []*http.Cookie
 }
 
 // checkDevLoop validates the preset cookies' URLs.
 func (c *config) checkDevLoop() error {
-	for _, p := range c.cookies {
-		if _, err := parseHTTPURL(p.url); err != nil {
-			return fmt.Errorf("crawler: WithCookies: %w", err)
-		}
+	if err := c.downloadConfig(nil).Check(); err != nil {
+		return fmt.Errorf("crawler: WithCookies: %w", err)
 	}
 	return nil
-}
-
-// applyCookies sets the downloader's jar as the options say.
-func (d *downloader) applyCookies(cfg *config) {
-	if cfg.noCookies {
-		d.c.DisableCookies()
-		return
-	}
-	for _, p := range cfg.cookies {
-		u, err := url.Parse(p.url)
-		if err == nil {
-			d.jar.SetCookies(u, p.cookies)
-		}
-	}
 }
 
 // cacheStage is the HTTP cache's stage, with served around the serving

@@ -89,6 +89,7 @@ import (
 	"sync/atomic"
 
 	"github.com/heedcrawl/heed/discovery"
+	"github.com/heedcrawl/heed/download"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/htmlpage"
 	"github.com/heedcrawl/heed/middleware"
@@ -145,35 +146,6 @@ func New(agent string, opts ...Option) (*Crawler, error) {
 	}
 	c.stats = stats.New(c.cfg.now)
 	return c, nil
-}
-
-// DefaultUserAgent returns the User-Agent heed sends for a product token.
-func DefaultUserAgent(agent string) string {
-	return "Mozilla/5.0 (compatible; " + agent + "/1.0; +https://github.com/heedcrawl/heed)"
-}
-
-// UserAgentHasToken reports whether the User-Agent header value contains
-// the product token as a whole word (case-insensitively).
-func UserAgentHasToken(ua, token string) bool {
-	lu, lt := strings.ToLower(ua), strings.ToLower(token)
-	for from := 0; ; {
-		i := strings.Index(lu[from:], lt)
-		if i < 0 {
-			return false
-		}
-		i += from
-		before := i == 0 || !tokenChar(lu[i-1])
-		end := i + len(lt)
-		after := end == len(lu) || !tokenChar(lu[end])
-		if before && after {
-			return true
-		}
-		from = i + 1
-	}
-}
-
-func tokenChar(b byte) bool {
-	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '-' || b == '_'
 }
 
 // Agent returns the crawler's product token.
@@ -279,7 +251,7 @@ type run struct {
 	robots *middleware.Robots
 	scope  *middleware.Scope
 	chain  middleware.Fetcher
-	down   *downloader
+	down   *download.Downloader
 	items  *pipeline.Sink
 	maps   *discovery.Reader
 	budget *middleware.Budget
@@ -333,9 +305,9 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 		return nil, err
 	}
 	r.sess, r.pace, r.front = sess, sess.Pacer(), sess.Frontier()
-	r.down = newDownloader(cfg.userAgent, cfg.timeout, cfg.maxBody, cfg.transport)
-	r.down.applyCookies(cfg)
-	r.down.stray = r.strayVisit
+	if r.down, err = download.New(cfg.downloadConfig(r.strayVisit)); err != nil {
+		return r, fmt.Errorf("crawler: WithCookies: %w", err)
+	}
 	pace := middleware.Politeness(r.pace)
 	policy := cfg.robotsPolicy(c.agent)
 	policy.OnFetched, policy.OnLoaded = r.robotsFetched, r.robotsLoaded

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -197,15 +196,15 @@ func (r *run) safely(pageURL, what string, fn func()) {
 }
 
 // mediaType returns the response's media type, sniffed when the server
-// sent none.
+// sent none: the Content-Type before any parameter, trimmed and in lower
+// case. (mime.ParseMediaType gives the same for a valid one, and the
+// callbacks want the type whatever its parameters say, so it is not
+// asked: it would build a map of the parameters of every response.)
 func mediaType(mr *middleware.Response) string {
 	ct := mr.Header.Get("Content-Type")
 	if ct == "" {
 		ct = http.DetectContentType(mr.Body)
 	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		mt, _, _ = strings.Cut(ct, ";")
-	}
+	mt, _, _ := strings.Cut(ct, ";")
 	return strings.ToLower(strings.TrimSpace(mt))
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/heedcrawl/heed/middleware"
+	"github.com/heedcrawl/heed/download"
 )
 
 // WithHeaders adds headers to every request heed makes: pages,
@@ -31,11 +31,9 @@ func WithHeaders(h http.Header) Option {
 }
 
 // CheckHeader reports why a header cannot be sent with every request
-// (see WithHeaders), or nil: middleware.CheckHeader, with heed's own
-// call header reserved.
-func CheckHeader(name, value string) error {
-	return middleware.CheckHeader(name, value, callHeader)
-}
+// (see WithHeaders), or nil: download.CheckHeader, middleware.CheckHeader
+// with the downloader's own call header reserved.
+func CheckHeader(name, value string) error { return download.CheckHeader(name, value) }
 
 // checkHeaders refuses the headers WithHeaders cannot send.
 func (c *config) checkHeaders() error {

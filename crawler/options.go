@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/discovery"
+	"github.com/heedcrawl/heed/download"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/httpcache"
 	"github.com/heedcrawl/heed/pagepolicy"
@@ -61,7 +62,7 @@ type config struct {
 	cache        *httpcache.Cache
 	autoThrottle *politeness.AutoThrottle
 	noCookies    bool
-	cookies      []presetCookies
+	cookies      []download.Cookies
 	skipOut      io.Writer
 	logger       *slog.Logger
 	now          func() time.Time

@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/gocolly/colly/v2"
-
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 )
@@ -46,12 +44,8 @@ func keepRequest(next, req *frontier.Request, status int) {
 
 // strayVisit turns a colly Visit called from a callback into a followed
 // link, so that it passes the frontier and the whole chain like any other.
-func (r *run) strayVisit(parent *colly.Request, rawURL string) {
-	req := &frontier.Request{URL: rawURL}
-	if parent != nil {
-		req.Depth = parent.Depth
-	}
-	r.enqueue(r.work, req)
+func (r *run) strayVisit(rawURL string, depth int) {
+	r.enqueue(r.work, &frontier.Request{URL: rawURL, Depth: depth})
 }
 
 // parseHTTPURL parses an absolute http or https URL.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/discovery"
+	"github.com/heedcrawl/heed/download"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/sitemap"
@@ -74,7 +75,7 @@ func ResolveSettings(agent string, opts ...Option) (*Settings, error) {
 	return &Settings{
 		Agent: agent, UserAgent: cfg.userAgent, Workers: cfg.workers, Floor: cfg.floor,
 		MaxCrawlDelay: cfg.maxDelay, Timeout: cfg.timeout, MaxRedirects: cfg.maxRedirect,
-		Transport: cmp.Or[http.RoundTripper](cfg.transport, defaultTransport()),
+		Transport: cmp.Or[http.RoundTripper](cfg.transport, download.DefaultTransport()),
 		SkipLog:   cfg.skipOut, Logger: cfg.logger, Now: cfg.now,
 		Sitemaps: SitemapSettings{URLs: sm.URLs, Fallback: !sm.NoFallback, MaxDepth: sm.MaxDepth,
 			PerAuthority: sm.PerAuthority, Scope: sm.Scope, cfg: sm},
@@ -100,7 +101,7 @@ func resolve(agent string, opts []Option) (*config, error) {
 		return nil, err
 	}
 	if len(cfg.headers) > 0 {
-		cfg.transport = &middleware.Headers{Next: cmp.Or[http.RoundTripper](cfg.transport, defaultTransport()), Headers: cfg.headers}
+		cfg.transport = &middleware.Headers{Next: cmp.Or[http.RoundTripper](cfg.transport, download.DefaultTransport()), Headers: cfg.headers}
 	}
 	return cfg, nil
 }

@@ -3,10 +3,9 @@ package middleware
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
-	"strings"
+	"sync/atomic"
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/skiplog"
@@ -31,6 +30,11 @@ type Scope struct {
 	Exclude []*regexp.Regexp
 	// MaxDepth refuses requests deeper than it; 0 means no limit.
 	MaxDepth int
+
+	// domains is Domains made ready for matching, rebuilt when Domains
+	// is replaced by another slice (its elements are not to be changed
+	// in place once Check has been asked).
+	domains atomic.Pointer[domainSet]
 }
 
 // Check returns nil when req is in scope, or the *skiplog.Record that
@@ -83,19 +87,12 @@ func (s *Scope) Check(req *frontier.Request) error {
 }
 
 func (s *Scope) domainAllowed(host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	isIP := net.ParseIP(host) != nil
-	for _, d := range s.Domains {
-		d = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(d, "."), "."))
-		if host == d {
-			return true
-		}
-		// Subdomains of a name are in scope; an address has none.
-		if !isIP && net.ParseIP(d) == nil && strings.HasSuffix(host, "."+d) {
-			return true
-		}
+	ds := s.domains.Load()
+	if ds == nil || !ds.builtFrom(s.Domains) {
+		ds = newDomainSet(s.Domains)
+		s.domains.Store(ds)
 	}
-	return false
+	return ds.allows(host)
 }
 
 func (s *Scope) record(req *frontier.Request, reason skiplog.Reason, detail string) *skiplog.Record {

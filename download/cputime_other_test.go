@@ -1,6 +1,6 @@
 //go:build !unix
 
-package crawler
+package download
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package crawler
+package download
 
 import (
 	"bytes"
@@ -90,7 +90,7 @@ func TestDownloaderBodies(t *testing.T) {
 		{path: "/empty", status: http.StatusNoContent, body: []byte{}},
 		{path: "/length", method: http.MethodHead, body: []byte{}},
 	}
-	d := newDownloader("HeedBot/1.0", 30*time.Second, max, nil)
+	d := newTest(t, Config{UserAgent: "HeedBot/1.0", Timeout: 30 * time.Second, MaxBody: max})
 	for _, tt := range tests {
 		t.Run(tt.method+tt.path, func(t *testing.T) {
 			resp, err := d.Fetch(context.Background(), &frontier.Request{URL: srv.URL + tt.path, Method: tt.method})
@@ -145,12 +145,12 @@ func TestDownloaderTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	d := newDownloader("HeedBot/1.0", 100*time.Millisecond, 1000, nil)
+	d := newTest(t, Config{UserAgent: "HeedBot/1.0", Timeout: 100 * time.Millisecond, MaxBody: 1000})
 	if resp, err := d.Fetch(context.Background(), &frontier.Request{URL: srv.URL + "/stall"}); err == nil {
 		t.Fatalf("a body that stalls past the timeout came back: %d bytes", len(resp.Body))
 	}
 
-	d = newDownloader("HeedBot/1.0", time.Minute, 1000, nil)
+	d = newTest(t, Config{UserAgent: "HeedBot/1.0", Timeout: time.Minute, MaxBody: 1000})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		time.Sleep(50 * time.Millisecond)
@@ -160,4 +160,14 @@ func TestDownloaderTimeout(t *testing.T) {
 	if err == nil || ctx.Err() == nil {
 		t.Fatalf("err %v after the caller's cancellation", err)
 	}
+}
+
+// newTest returns a Downloader for cfg, failing tb when New refuses it.
+func newTest(tb testing.TB, cfg Config) *Downloader {
+	tb.Helper()
+	d, err := New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
 }

@@ -1,10 +1,11 @@
-package crawler
+package download
 
 import (
 	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func BenchmarkDownloaderFetch(b *testing.B) {
 		w.Write(benchPage)
 	}))
 	defer srv.Close()
-	d := newDownloader("HeedBot/1.0", 30*time.Second, 10<<20, nil)
+	d := newTest(b, Config{UserAgent: "HeedBot/1.0", Timeout: 30 * time.Second, MaxBody: 10 << 20})
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchPage)))
@@ -61,7 +62,7 @@ func BenchmarkNetHTTPGet(b *testing.B) {
 		w.Write(benchPage)
 	}))
 	defer srv.Close()
-	client := &http.Client{Transport: defaultTransport()}
+	client := &http.Client{Transport: DefaultTransport()}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchPage)))
 	cpu := processCPU()
@@ -85,4 +86,26 @@ func BenchmarkNetHTTPGet(b *testing.B) {
 		}
 	}
 	reportCPU(b, cpu)
+}
+
+// BenchmarkAuthorityJarCookies asks for the cookies of a request as the
+// http.Client does before every request: on a crawl where no authority
+// set any, and on one where another authority did.
+func BenchmarkAuthorityJarCookies(b *testing.B) {
+	u, _ := url.Parse("http://127.0.0.2:41234/p/17")
+	other, _ := url.Parse("http://127.0.0.3:41234/login")
+	for _, name := range []string{"none set", "another authority set one"} {
+		b.Run(name, func(b *testing.B) {
+			j := newAuthorityJar()
+			if name != "none set" {
+				j.SetCookies(other, []*http.Cookie{{Name: "s", Value: "1"}})
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(j.Cookies(u)) != 0 {
+					b.Fatal("a cookie crossed authorities")
+				}
+			}
+		})
+	}
 }
