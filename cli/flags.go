@@ -8,6 +8,7 @@ import (
 
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/httpcache"
+	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/robots"
 )
 
@@ -103,17 +104,19 @@ func (f *timeoutFlag) register(fs *pflag.FlagSet) {
 func (f *timeoutFlag) check() error { return atLeast("timeout", f.timeout, time.Nanosecond) }
 
 // paceFlags are the politeness settings: --delay, --max-crawl-delay,
-// --robots-give-up.
+// --robots-give-up, --host-give-up.
 type paceFlags struct {
-	delay    time.Duration
-	maxDelay time.Duration
-	giveUp   time.Duration
+	delay      time.Duration
+	maxDelay   time.Duration
+	giveUp     time.Duration
+	hostGiveUp int
 }
 
 func (f *paceFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.delay, "delay", time.Second, "least time between requests to one host; a larger robots.txt Crawl-delay wins")
 	fs.DurationVar(&f.maxDelay, "max-crawl-delay", 30*time.Second, "hosts asking for a longer Crawl-delay are skipped")
 	fs.DurationVar(&f.giveUp, "robots-give-up", 10*time.Minute, "how long to retry an unreachable robots.txt before skipping its host's URLs")
+	fs.IntVar(&f.hostGiveUp, "host-give-up", politeness.DefaultGiveUp, "requests in a row without any answer (timeouts, connection errors) after which a host's remaining URLs are skipped as host-unreachable, in one process or across a fleet; 0 never")
 }
 
 func (f *paceFlags) check() error {
@@ -121,6 +124,7 @@ func (f *paceFlags) check() error {
 		atLeast("delay", f.delay, 0),
 		atLeast("max-crawl-delay", f.maxDelay, time.Nanosecond),
 		atLeast("robots-give-up", f.giveUp, time.Nanosecond),
+		atLeastN("host-give-up", f.hostGiveUp, 0, "must not be negative (0 never gives a host up)"),
 	)
 }
 
@@ -128,6 +132,11 @@ func (f *paceFlags) options(l *optionList) {
 	l.add("delay", crawler.WithDelay(f.delay))
 	l.add("max-crawl-delay", crawler.WithMaxCrawlDelay(f.maxDelay))
 	l.add("robots-give-up", crawler.WithRobotsGiveUp(f.giveUp, 0))
+	hostGiveUp := f.hostGiveUp
+	if hostGiveUp == 0 {
+		hostGiveUp = -1 // crawler.WithHostGiveUp's "never"
+	}
+	l.add("host-give-up", crawler.WithHostGiveUp(hostGiveUp))
 }
 
 // reportFlags are what a long command writes beside its results: the skip

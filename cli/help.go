@@ -22,7 +22,7 @@ var helpGroups = []struct {
 		"robots", "url", "callback", "xpath"}},
 	{"Scope", []string{"allow-domain", "include", "exclude", "depth", "max-pages", "max-pages-per-host"}},
 	{"Politeness", []string{"agent", "user-agent", "delay", "max-crawl-delay", "per-host", "concurrency",
-		"robots-give-up", "robots-max-age", "ignore-nofollow", "rel-nofollow", "respect", "purpose"}},
+		"robots-give-up", "host-give-up", "robots-max-age", "ignore-nofollow", "rel-nofollow", "respect", "purpose"}},
 	{"Output", []string{"out", "format", "append", "overwrite", "summary-json", "skiplog", "json", "fixture", "attr", "html"}},
 	{"Job", []string{"state", "cache", "cache-policy"}},
 	{"Fleet", []string{"redis", "crawl-id", "lease-timeout", "force"}},

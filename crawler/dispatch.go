@@ -126,13 +126,8 @@ func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCa
 	if !scan.LinksOK {
 		return false
 	}
-	links, base, hasBase := scan.Links, scan.Base, scan.HasBase
-	resp.base = resp.URL
-	if hasBase {
-		if b, err := resp.URL.Parse(strings.TrimSpace(base)); err == nil {
-			resp.base = b
-		}
-	}
+	links := scan.Links
+	resp.base = htmlpage.BaseOf(resp.URL, scan.Base, scan.HasBase)
 	for _, cb := range onHTML {
 		what := "OnHTML " + cb.selector
 		for _, l := range links {

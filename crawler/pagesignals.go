@@ -163,9 +163,5 @@ func relOf(e *HTMLElement, link string) string {
 	if e == nil || e.HTMLElement == nil {
 		return ""
 	}
-	href := e.Attr("href")
-	if href == "" || strings.TrimSpace(href) != strings.TrimSpace(link) {
-		return ""
-	}
-	return e.Attr("rel")
+	return htmlpage.LinkRel(e.Attr("href"), e.Attr("rel"), link)
 }

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -256,12 +257,8 @@ func (r *Response) Doc() *goquery.Document {
 			doc = goquery.NewDocumentFromNode(nil)
 		}
 		r.doc = doc
-		r.base = r.URL
-		if href, ok := doc.Find("base[href]").Attr("href"); ok {
-			if b, err := r.URL.Parse(strings.TrimSpace(href)); err == nil {
-				r.base = b
-			}
-		}
+		href, ok := doc.Find("base[href]").Attr("href")
+		r.base = htmlpage.BaseOf(r.URL, href, ok)
 	}
 	return r.doc
 }
@@ -269,62 +266,10 @@ func (r *Response) Doc() *goquery.Document {
 // AbsoluteURL resolves a link found on the page against the page's URL (or
 // its <base href>). It returns "" for links that are not crawlable (empty,
 // javascript:, mailto:, tel:, data: ...).
+// A link that does not parse even repaired is returned as written, so
+// that Follow records it as invalid (see htmlpage.Resolve).
 func (r *Response) AbsoluteURL(link string) string {
-	link = strings.TrimSpace(link)
-	if link == "" || strings.HasPrefix(link, "#") {
-		return ""
-	}
-	base := r.base
-	if base == nil {
-		base = r.URL
-	}
-	if abs, ok := htmlpage.ResolvePlain(base, link); ok {
-		return abs
-	}
-	u, err := base.Parse(link)
-	if err != nil {
-		// Repair what browsers (and frontier.Canonicalize) repair, then
-		// try again: tabs and newlines dropped, a stray "%" encoded.
-		u, err = base.Parse(repairReference(link))
-	}
-	if err != nil {
-		// Not a URL heed can parse: keep it as written so that Follow
-		// records it as invalid instead of dropping it silently.
-		return link
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return ""
-	}
-	u.Fragment = ""
-	u.RawFragment = ""
-	return u.String()
-}
-
-// repairReference makes a link Go's URL parser refuses into the one a
-// browser reads: ASCII tabs and newlines are removed (as the WHATWG URL
-// parser does), other control characters and spaces are percent-encoded,
-// and a "%" not followed by two hex digits becomes "%25", as
-// frontier.Canonicalize does for absolute URLs.
-func repairReference(link string) string {
-	var b strings.Builder
-	b.Grow(len(link) + 8)
-	for i := 0; i < len(link); i++ {
-		c := link[i]
-		switch {
-		case c == '\t' || c == '\n' || c == '\r':
-		case c < 0x20 || c == 0x7f || c == ' ':
-			fmt.Fprintf(&b, "%%%02X", c)
-		case c == '%' && !(i+2 < len(link) && isHex(link[i+1]) && isHex(link[i+2])):
-			b.WriteString("%25")
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+	return htmlpage.Resolve(cmp.Or(r.base, r.URL), link)
 }
 
 // Follow queues a link found on the page (relative links are resolved),

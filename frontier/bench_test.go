@@ -211,6 +211,21 @@ func BenchmarkCanonicalize(b *testing.B) {
 	}
 }
 
+// BenchmarkAuthority measures Authority, which the robots stage, the
+// pacer, the cookie jar and the skip log ask of every request.
+func BenchmarkAuthority(b *testing.B) {
+	for _, tt := range benchURLs {
+		b.Run(tt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if _, err := Authority(tt.url); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkFingerprint(b *testing.B) {
 	u := benchURLs[0].url
 	b.ReportAllocs()

@@ -120,6 +120,14 @@ func redact(raw string) string {
 // Canonicalize is idempotent: a canonical URL is returned unchanged (and
 // without allocating). Errors are of type *URLError; it never panics.
 func Canonicalize(rawURL string) (string, error) {
+	if isCanonical(rawURL) {
+		return rawURL, nil
+	}
+	return canonicalize(rawURL)
+}
+
+// canonicalize is Canonicalize without its fast path.
+func canonicalize(rawURL string) (string, error) {
 	var buf [256]byte
 	b, err := appendCanonical(buf[:0], rawURL)
 	if err != nil {
@@ -147,7 +155,13 @@ func CanonicalizeURL(u *url.URL) (string, error) {
 // authority. For every URL that Canonicalize accepts, Authority returns the
 // authority its canonical form starts with; it also accepts URLs whose path
 // or query Canonicalize would refuse (too long). Errors are *URLError.
+// For a URL that starts with its canonical authority (a request from the
+// frontier, most links) the result is a prefix of rawURL, sharing its
+// memory: a caller keeping it for long while dropping rawURL can clone it.
 func Authority(rawURL string) (string, error) {
+	if n := canonicalAuthorityEnd(rawURL); n >= 0 {
+		return rawURL[:n], nil
+	}
 	p, err := parseHead(rawURL)
 	if err != nil {
 		return "", err

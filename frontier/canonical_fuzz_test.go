@@ -68,3 +68,30 @@ func FuzzCanonicalize(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCanonicalFastPath checks that the fast paths of Canonicalize and
+// Authority answer what the full parse does wherever they answer.
+func FuzzCanonicalFastPath(f *testing.F) {
+	for _, s := range []string{
+		"http://example.com/", "https://a.example:8443/p/q?x=1&y=2", "http://a.b/./x", "http://a.b/x/..",
+		"http://a.b/.x/..y/...", "http://a.b/?", "http://a.b", "http://a.b?q", "http://a.b:80/", "https://a.b:443/",
+		"https://a.b:80/", "http://a.b:0/", "http://a.b:00080/", "http://a.b:65536/", "http://a.b:/", "http://a..b/",
+		"http://.a/", "http://a.b./", "http://A.b/", "http://a.b/%41", "http://a.b/#f", "http://a.b/x?q#f",
+		"http://127.0.0.1:8080/p", "http://a.b/x y", "http://a.b/\tx", "http://a.b:1:2/", "http://a.b//x//",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if n := canonicalAuthorityEnd(in); n >= 0 {
+			p, err := parseHead(in)
+			if err != nil || string(p.appendAuthority(nil)) != in[:n] {
+				t.Fatalf("authority of %q: fast path %q, parse %q (%v)", in, in[:n], p.appendAuthority(nil), err)
+			}
+		}
+		if isCanonical(in) {
+			if out, err := canonicalize(in); err != nil || out != in {
+				t.Fatalf("%q taken as canonical; its canonical form is %q (%v)", in, out, err)
+			}
+		}
+	})
+}

@@ -18,9 +18,16 @@
 //     working on the body in place (no copy of the page, no string per
 //     tag: a page costs its links' strings); a body with NUL bytes or of
 //     a MiB or more goes through the tokenizer itself;
-//   - ResolvePlain resolves the plain links most pages hold (an absolute
-//     path, a plainly written http(s) URL) against the page's URL without
-//     net/url, and gives up (ok false) on anything net/url must resolve.
+//   - Resolve turns a link found on a page into the absolute http(s) URL
+//     the crawl follows (crawler's Response.AbsoluteURL is it), against
+//     the page's base (BaseOf: its base href, or its URL): "" for what is
+//     not crawlable (mailto:, javascript:, a lone fragment), the link as
+//     written when it does not parse even repaired, so that the crawl
+//     records it as invalid; ResolvePlain, its fast path, resolves the
+//     plain links most pages hold (an absolute path, a plainly written
+//     http(s) URL) without net/url, and gives up (ok false) on anything
+//     net/url must resolve. LinkRel says whether an element's rel
+//     attribute is about the link a callback follows.
 //
 // The contract of Scan: where it answers (LinksOK), it finds the links
 // the DOM would, and its meta robots are exactly pagerobots.ScanHTML's
@@ -31,6 +38,7 @@
 // math), NUL bytes, a second base element, a page cut by the element
 // limit, more links than the limit. The caller then builds the DOM.
 // The contract of ResolvePlain: where it answers, it answers what
-// net/url's URL.Parse does, the fragment dropped (FuzzResolvePlain).
+// net/url's URL.Parse does, the fragment dropped (FuzzResolvePlain); of
+// Resolve: "", the link as written, or a URL net/url parses (FuzzResolve).
 // The package reads bytes; it does not fetch, follow or count.
 package htmlpage

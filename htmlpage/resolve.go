@@ -1,6 +1,7 @@
 package htmlpage
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -11,9 +12,8 @@ import (
 // parse, resolution and re-serialisation (three allocations and most of
 // the CPU a link costs), and gives up on anything else (dot segments,
 // percent-encoding, "//", other schemes, characters net/url would escape
-// or reject, a base with userinfo), which the caller (crawler's
-// Response.AbsoluteURL) then resolves with net/url. FuzzResolvePlain
-// checks that both agree.
+// or reject, a base with userinfo), which Resolve then resolves with
+// net/url. FuzzResolvePlain checks that both agree.
 
 // simpleBase reports whether links can be resolved against base by
 // ResolvePlain: an http(s) URL with a simple host and no userinfo.
@@ -121,4 +121,88 @@ func simpleChars(s string, query bool) bool {
 		}
 	}
 	return true
+}
+
+// Resolve resolves a link found on a page against base, the page's URL or
+// its base href (see BaseOf), as crawler's Response.AbsoluteURL does: ""
+// for a link that is not crawlable (empty, a lone fragment, javascript:,
+// mailto:, tel:, data: ...), the absolute http(s) URL without its fragment
+// otherwise. A link net/url refuses is repaired as a browser reads it
+// (tabs and newlines dropped, other controls, spaces and stray "%"
+// encoded) and tried again; one that still does not parse is returned
+// trimmed, as written, so that the crawl records it as invalid instead of
+// losing it. A nil base resolves absolute links only.
+func Resolve(base *url.URL, link string) string {
+	link = strings.TrimSpace(link)
+	if link == "" || strings.HasPrefix(link, "#") {
+		return ""
+	}
+	if base == nil {
+		base = &url.URL{} // only absolute links resolve
+	}
+	if abs, ok := ResolvePlain(base, link); ok {
+		return abs
+	}
+	u, err := base.Parse(link)
+	if err != nil {
+		u, err = base.Parse(repairReference(link))
+	}
+	if err != nil {
+		return link
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return ""
+	}
+	u.Fragment = ""
+	u.RawFragment = ""
+	return u.String()
+}
+
+// repairReference makes a link Go's URL parser refuses into the one a
+// browser reads: ASCII tabs and newlines are removed (as the WHATWG URL
+// parser does), other control characters and spaces are percent-encoded,
+// and a "%" not followed by two hex digits becomes "%25", as
+// frontier.Canonicalize does for absolute URLs.
+func repairReference(link string) string {
+	var b strings.Builder
+	b.Grow(len(link) + 8)
+	for i := 0; i < len(link); i++ {
+		c := link[i]
+		switch {
+		case c == '\t' || c == '\n' || c == '\r':
+		case c < 0x20 || c == 0x7f || c == ' ':
+			fmt.Fprintf(&b, "%%%02X", c)
+		case c == '%' && !(i+2 < len(link) && isHex(link[i+1]) && isHex(link[i+2])):
+			b.WriteString("%25")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// BaseOf returns what the links of the page at page resolve against: its
+// base element's href (has reports there is one) resolved against page,
+// or page itself when there is none or it does not parse.
+func BaseOf(page *url.URL, href string, has bool) *url.URL {
+	if has && page != nil {
+		if b, err := page.Parse(strings.TrimSpace(href)); err == nil {
+			return b
+		}
+	}
+	return page
+}
+
+// LinkRel returns rel, the rel attribute of an element whose href
+// attribute is href, when link is that element's own link (a callback
+// following e.Attr("href")); "" when the link followed is another one.
+func LinkRel(href, rel, link string) string {
+	if href == "" || strings.TrimSpace(href) != strings.TrimSpace(link) {
+		return ""
+	}
+	return rel
 }

@@ -37,7 +37,6 @@ type Scope struct {
 	domains atomic.Pointer[domainSet]
 }
 
-// Check returns nil when req is in scope, or the *skiplog.Record that
 // MetaNoRule is the Meta key of a link the spider's link rules refused
 // (crawler.LinkRule, package linkrule): Check rejects such a request with reason no-rule and
 // the value as detail. The link goes through the frontier like any other
@@ -45,14 +44,16 @@ type Scope struct {
 // does.
 const MetaNoRule = "heed.no-rule"
 
+// Check returns nil when req is in scope, or the *skiplog.Record that
 // excludes it.
 func (s *Scope) Check(req *frontier.Request) error {
-	u, err := url.Parse(req.URL)
-	if err != nil || u.Host == "" {
+	host, ok := hostname(req.URL)
+	if !ok {
+		_, err := url.Parse(req.URL)
 		return s.record(req, skiplog.InvalidURL, fmt.Sprintf("cannot parse URL: %v", err))
 	}
-	if len(s.Domains) > 0 && !s.domainAllowed(u.Hostname()) {
-		return s.record(req, skiplog.Offsite, fmt.Sprintf("host %s is not in the allowed domains", u.Hostname()))
+	if len(s.Domains) > 0 && !s.domainAllowed(host) {
+		return s.record(req, skiplog.Offsite, fmt.Sprintf("host %s is not in the allowed domains", host))
 	}
 	if why, ok := req.Meta[MetaNoRule]; ok && req.Kind == frontier.KindPage {
 		return s.record(req, skiplog.NoRule, why)
