@@ -51,9 +51,11 @@ func (r *run) dispatch(ctx context.Context, mr *middleware.Response) {
 	switch mt {
 	case "text/html", "application/xhtml+xml":
 		if len(onHTML) == 0 && len(onXML) == 0 {
+			r.recycle(mr, resp, len(onResp) == 0)
 			return
 		}
 		if r.followScanned(resp, onHTML, onXML) {
+			r.recycle(mr, resp, len(onResp) == 0)
 			return
 		}
 		doc := resp.Doc()
@@ -154,6 +156,19 @@ func (r *run) response(ctx context.Context, mr *middleware.Response) (*Response,
 			Request: &colly.Request{URL: u, Method: http.MethodGet, Depth: req.Depth}}
 	}
 	return &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Truncated: mr.Truncated, Colly: cr, crawl: r, ctx: ctx}, cr
+}
+
+// recycle gives a page's body back to the downloader (Response.Recycle)
+// when unseen says no spider callback saw the response: only heed's own
+// link and signal scans read it, and they keep copies of what they found.
+// With an HTTP cache the body may be kept by the cache, so it is left
+// alone.
+func (r *run) recycle(mr *middleware.Response, resp *Response, unseen bool) {
+	if !unseen || mr.Recycle == nil || r.cfg.cache != nil {
+		return
+	}
+	resp.Body = nil
+	mr.Recycle()
 }
 
 // dispatchError runs the OnError callbacks of the request's handler on a

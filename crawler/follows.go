@@ -17,10 +17,25 @@ type follows struct {
 }
 
 // pageLinks are the links of one page waiting to be pushed, and the count
-// of those dropped over the page's link limit.
+// of those dropped over the page's link limit. Once pushed, a buffer goes
+// back to linkBuffers for another page: no frontier keeps the slice, only
+// (some of) the requests in it.
 type pageLinks struct {
 	reqs    []*frontier.Request
 	dropped int64
+}
+
+var linkBuffers = sync.Pool{New: func() any { return &pageLinks{reqs: make([]*frontier.Request, 0, 16)} }}
+
+// release returns buf to linkBuffers, emptied; a buffer grown far past a
+// common page's links is left to the collector.
+func (buf *pageLinks) release() {
+	if cap(buf.reqs) > 1024 {
+		return
+	}
+	clear(buf.reqs)
+	buf.reqs, buf.dropped = buf.reqs[:0], 0
+	linkBuffers.Put(buf)
 }
 
 // follow queues a link found on parent's page: into parent's buffer while
@@ -49,7 +64,7 @@ func (r *run) collectFollows(parent *frontier.Request) {
 	if f.open == nil {
 		f.open = make(map[*frontier.Request]*pageLinks)
 	}
-	f.open[parent] = &pageLinks{}
+	f.open[parent] = linkBuffers.Get().(*pageLinks)
 	f.mu.Unlock()
 }
 
@@ -71,9 +86,10 @@ func (r *run) flushFollows(ctx context.Context, parent *frontier.Request) {
 		r.cfg.logger.Warn("links over the page's limit not followed", "url", parent.URL,
 			"followed", len(buf.reqs), "not_followed", buf.dropped, "limit", r.cfg.maxLinks)
 	}
+	defer buf.release()
 	c, ok := r.front.(completer)
 	if !ok {
-		r.enqueueAll(ctx, buf.reqs)
+		r.pushAll(ctx, buf.reqs, nil)
 		r.done(ctx, parent)
 		return
 	}
@@ -102,17 +118,26 @@ type batchPusher interface {
 // enqueueAll pushes requests, in one batch when the frontier can, and
 // accounts for each as enqueue does; it returns the result of each.
 func (r *run) enqueueAll(ctx context.Context, reqs []*frontier.Request) []frontier.PushResult {
+	res := make([]frontier.PushResult, len(reqs))
+	r.pushAll(ctx, reqs, res)
+	return res
+}
+
+// pushAll is enqueueAll writing the results into res, or nowhere when res
+// is nil (a page's links: nothing reads them but the accounting).
+func (r *run) pushAll(ctx context.Context, reqs []*frontier.Request, res []frontier.PushResult) {
 	bp, ok := r.front.(batchPusher)
 	if !ok || len(reqs) < 2 {
-		res := make([]frontier.PushResult, len(reqs))
 		for i, req := range reqs {
-			res[i] = r.enqueue(ctx, req)
+			if x := r.enqueue(ctx, req); res != nil {
+				res[i] = x
+			}
 		}
-		return res
+		return
 	}
-	res, errs := bp.PushBatch(ctx, reqs)
+	got, errs := bp.PushBatch(ctx, reqs)
 	for i, req := range reqs {
-		r.pushed(req, res[i], errs[i])
+		r.pushed(req, got[i], errs[i])
 	}
-	return res
+	copy(res, got)
 }

@@ -29,6 +29,9 @@ var benchPage = func() []byte {
 // loopback server, over a kept-alive connection, as the crawl's bottom
 // stage does: the downloader's own cost (colly's request setup, the
 // capped body read, the call's context) above net/http and the server.
+// "kept" keeps every body, as a spider with callbacks does; "recycled"
+// gives it back (Response.Recycle), as the engine does for a page only
+// heed's own scans read.
 func BenchmarkDownloaderFetch(b *testing.B) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -36,21 +39,28 @@ func BenchmarkDownloaderFetch(b *testing.B) {
 		w.Write(benchPage)
 	}))
 	defer srv.Close()
-	d := newTest(b, Config{UserAgent: "HeedBot/1.0", Timeout: 30 * time.Second, MaxBody: 10 << 20})
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.SetBytes(int64(len(benchPage)))
-	cpu := processCPU()
-	for b.Loop() {
-		resp, err := d.Fetch(ctx, &frontier.Request{URL: srv.URL + "/p/1"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(resp.Body) != len(benchPage) || resp.Status != http.StatusOK {
-			b.Fatalf("status %d, %d bytes", resp.Status, len(resp.Body))
-		}
+	for _, mode := range []string{"kept", "recycled"} {
+		b.Run(mode, func(b *testing.B) {
+			d := newTest(b, Config{UserAgent: "HeedBot/1.0", Timeout: 30 * time.Second, MaxBody: 10 << 20})
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.SetBytes(int64(len(benchPage)))
+			cpu := processCPU()
+			for b.Loop() {
+				resp, err := d.Fetch(ctx, &frontier.Request{URL: srv.URL + "/p/1"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(resp.Body) != len(benchPage) || resp.Status != http.StatusOK {
+					b.Fatalf("status %d, %d bytes", resp.Status, len(resp.Body))
+				}
+				if mode == "recycled" && resp.Recycle != nil {
+					resp.Recycle()
+				}
+			}
+			reportCPU(b, cpu)
+		})
 	}
-	reportCPU(b, cpu)
 }
 
 // BenchmarkNetHTTPGet is the floor under BenchmarkDownloaderFetch: the

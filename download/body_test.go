@@ -171,3 +171,29 @@ func newTest(tb testing.TB, cfg Config) *Downloader {
 	}
 	return d
 }
+
+// TestBodyPools: a recycled body's buffer serves a later body of its size
+// class, a body too large for the pools is never pooled, and what a
+// pooled buffer is handed out with is exactly the length asked.
+func TestBodyPools(t *testing.T) {
+	for _, n := range []int{1, 1000, 1024, 1025, 8 << 10, 64 << 10} {
+		buf, pooled := getBody(n)
+		if !pooled || len(buf) != n || cap(buf) < n || cap(buf) > 2*n && cap(buf) != minPooled {
+			t.Errorf("getBody(%d): len %d cap %d pooled %v", n, len(buf), cap(buf), pooled)
+		}
+		putBody(buf)
+	}
+	if buf, pooled := getBody(0); pooled || len(buf) != 0 {
+		t.Errorf("an empty body: len %d, pooled %v", len(buf), pooled)
+	}
+	if buf, pooled := getBody(64<<10 + 1); pooled || len(buf) != 64<<10+1 {
+		t.Errorf("a body over the pools' largest class: len %d, pooled %v", len(buf), pooled)
+	}
+	// A buffer that is not a class's size never enters a pool.
+	putBody(make([]byte, 3000))
+	for range 100 {
+		if buf, _ := getBody(3000); cap(buf) != 4<<10 {
+			t.Fatalf("getBody(3000) has cap %d, want the 4 KiB class", cap(buf))
+		}
+	}
+}

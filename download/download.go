@@ -89,6 +89,8 @@ type call struct {
 	// this one on (see boundedTransport.RoundTrip).
 	body []byte
 	read bool
+	// pooled reports that body came from the body pools.
+	pooled bool
 }
 
 // New returns a Downloader for cfg, or the error of a preset cookie whose
@@ -210,7 +212,7 @@ func (d *Downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 	} else {
 		header = http.Header{}
 	}
-	return &middleware.Response{
+	resp := &middleware.Response{
 		Request:   req,
 		URL:       req.URL,
 		Status:    r.StatusCode,
@@ -219,7 +221,15 @@ func (d *Downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 		Truncated: truncated,
 		Elapsed:   time.Since(start),
 		Native:    r,
-	}, nil
+	}
+	if s.read && s.pooled {
+		pooled := s.body
+		resp.Recycle = func() {
+			r.Body, resp.Body = nil, nil
+			putBody(pooled)
+		}
+	}
+	return resp, nil
 }
 
 // requestHeader is a request's own headers as sent: a copy, without a

@@ -69,12 +69,12 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if err != nil || resp == nil || resp.Body == nil || cl == nil || recodedByColly(resp.Header) {
 		return resp, err
 	}
-	body, err := readBody(resp.Body, resp.ContentLength, t.limit())
+	body, pooled, err := readBody(resp.Body, resp.ContentLength, t.limit())
 	resp.Body.Close()
 	if err != nil {
 		return nil, err
 	}
-	cl.body, cl.read = body, true
+	cl.body, cl.read, cl.pooled = body, true, pooled
 	resp.Body = http.NoBody
 	return resp, nil
 }
@@ -87,20 +87,27 @@ const exactRead = 256 << 10
 
 // readBody reads r to its end, limit bytes at most (the transport's
 // cap, which r already enforces), into one buffer of contentLength bytes
-// when that is known and small.
-func readBody(r io.Reader, contentLength, limit int64) ([]byte, error) {
+// when that is known and small; pooled reports a buffer from the body
+// pools (bodypool.go), which may be given back once nothing holds it.
+func readBody(r io.Reader, contentLength, limit int64) (body []byte, pooled bool, err error) {
 	if contentLength < 0 || contentLength > exactRead {
-		return io.ReadAll(r)
+		body, err = io.ReadAll(r)
+		return body, false, err
 	}
-	buf := make([]byte, min(contentLength, limit))
+	buf, pooled := getBody(int(min(contentLength, limit)))
 	n, err := io.ReadFull(r, buf)
 	if err == io.EOF {
 		// No body at all (HEAD, 204, 304): net/http's empty body.
 		err = nil
 	}
-	// A body shorter than it said is net/http's io.ErrUnexpectedEOF,
-	// an error as it was through io.ReadAll.
-	return buf[:n], err
+	if err != nil && pooled {
+		// A body shorter than it said is net/http's io.ErrUnexpectedEOF,
+		// an error as it was through io.ReadAll; the buffer is not
+		// handed on, so it goes back at once.
+		putBody(buf)
+		return nil, false, err
+	}
+	return buf[:n], pooled, err
 }
 
 // recodedByColly reports whether colly would recode a body with this

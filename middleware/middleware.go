@@ -106,6 +106,14 @@ type Response struct {
 	// Native is the downloader's own response value, for callbacks that
 	// need it (heed's crawler keeps colly's response here).
 	Native any
+	// Recycle, when not nil, gives Body's memory back to the downloader
+	// for a later response, and leaves Body (and the body Native
+	// carries) nil. The engine calls it at most once, when nothing can
+	// still hold the body: no spider callback saw the response and no
+	// stage kept it (heed's HTTP cache keeps bodies, so with a cache it is
+	// never called). A stage or callback that keeps Body needs no more
+	// than not calling it.
+	Recycle func()
 }
 
 // DeferError asks the engine to put a request back in the frontier and not
