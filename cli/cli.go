@@ -72,9 +72,11 @@ type App struct {
 	groups   []func() FlagGroup
 	stdout   io.Writer
 	stderr   io.Writer
-	// lookupEnv reads the environment (os.LookupEnv); fromEnv names the
-	// variable each flag it set came from (env.go).
+	// lookupEnv reads the environment (os.LookupEnv) and environ lists
+	// it (os.Environ; nil: no warning of unknown HEED_ variables);
+	// fromEnv names the variable each flag it set came from (env.go).
 	lookupEnv func(string) (string, bool)
+	environ   func() []string
 	fromEnv   map[string]string
 }
 
@@ -115,7 +117,7 @@ func WithOutput(stdout, stderr io.Writer) Option {
 
 // New returns the command line of the program called name.
 func New(name string, opts ...Option) *App {
-	a := &App{name: name, stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv}
+	a := &App{name: name, stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv, environ: os.Environ}
 	for _, o := range opts {
 		o(a)
 	}

@@ -36,6 +36,7 @@ type oneFlags struct {
 	cacheFlags
 	connFlags
 	maxBodyFlag
+	retryFlags // crawl's --retries and --retry-wait, with their defaults
 	// warnTo and program are where and as whom fetchOne warns of what
 	// the flags weaken (--insecure-skip-verify).
 	warnTo  io.Writer
@@ -48,10 +49,12 @@ func (f *oneFlags) register(fs *pflag.FlagSet, spiderName string) {
 	f.cacheFlags.register(fs)
 	f.connFlags.register(fs)
 	f.maxBodyFlag.register(fs)
+	f.retryFlags.register(fs)
 }
 
 func (f *oneFlags) check() error {
-	return firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.cacheFlags.check(), f.connFlags.check(), f.maxBodyFlag.check())
+	return firstError(f.agentFlags.check(), f.timeoutFlag.check(), f.cacheFlags.check(), f.connFlags.check(), f.maxBodyFlag.check(),
+		f.retryFlags.check())
 }
 
 // fetched is what fetchOne got: the response, or the skip-log record
@@ -70,7 +73,7 @@ func (f *oneFlags) fetchOne(ctx context.Context, rawURL string, extra ...crawler
 		f.connFlags.warn(f.warnTo, f.program)
 	}
 	opts := []crawler.Option{crawler.WithDelay(0), crawler.WithTimeout(f.timeout), crawler.WithMaxBodySize(f.maxBodyFlag.bytes()),
-		crawler.WithWorkers(1), crawler.WithRetries(0, 0)}
+		crawler.WithWorkers(1), crawler.WithRetries(f.retries, f.wait)}
 	opts = append(opts, f.connFlags.crawlerOptions()...)
 	if f.userAgent != "" {
 		opts = append(opts, crawler.WithUserAgent(f.userAgent))

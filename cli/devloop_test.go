@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/heedcrawl/heed/crawler"
@@ -171,4 +175,62 @@ func itemURLs(t *testing.T, path string) map[string]int {
 		out[it.URL]++
 	}
 	return out
+}
+
+// fetch, select and parse retry a failed request as crawl does, with
+// crawl's --retries and --retry-wait: a page that answers 503 twice (with
+// Retry-After: 0, so that the host is not paused) and then 200 is fetched
+// with --retries 2, and kept at its 503 with --retries 1.
+func TestDevLoopRetries(t *testing.T) {
+	var mu sync.Mutex
+	tries := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		tries[r.URL.Path]++
+		n := tries[r.URL.Path]
+		mu.Unlock()
+		if n <= 2 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><h1>Blue shoe</h1><span class="price">9.90</span></html>`)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		args  []string
+		retry string
+		code  int
+		out   string
+		tries int
+	}{
+		{[]string{"fetch", "--agent", "HeedBot"}, "2", 0, "<h1>Blue shoe</h1>", 3},
+		{[]string{"select"}, "2", 0, "Blue shoe\n", 3},
+		{[]string{"parse", "--callback", "product"}, "2", 0, `{"name":"Blue shoe","price":"9.90"}`, 3},
+		{[]string{"fetch", "--agent", "HeedBot"}, "1", 0, " 503 Service Unavailable", 2},
+	} {
+		path := fmt.Sprintf("/%s-%s", tc.args[0], tc.retry)
+		args := append(append([]string{}, tc.args...), "--retries", tc.retry, "--retry-wait", "1ms", srv.URL+path)
+		if tc.args[0] == "select" {
+			args = append(args, "h1")
+		}
+		code, out, errs := runApp(t, args, shopSpider{})
+		mu.Lock()
+		n := tries[path]
+		mu.Unlock()
+		if code != tc.code || !strings.Contains(out+errs, tc.out) || n != tc.tries {
+			t.Errorf("%s --retries %s: exit %d after %d requests, want %d after %d\nstdout %s\nstderr %s", tc.args[0], tc.retry, code, n, tc.code, tc.tries, out, errs)
+		}
+	}
+	// The default is crawl's: --retries 2.
+	var b strings.Builder
+	New("heed", WithOutput(&b, &b)).Run(context.Background(), []string{"fetch", "--help"})
+	if !strings.Contains(b.String(), "--retries int") || !strings.Contains(b.String(), "(default 2)") {
+		t.Errorf("fetch --help lacks crawl's --retries:\n%s", b.String())
+	}
 }

@@ -57,13 +57,10 @@ func (f *crawlFlags) checkFeedMode() error {
 	if m.appendFeed {
 		return f.appendable()
 	}
-	if f.out == "" || f.out == "-" || m.overwrite {
+	if m.overwrite {
 		return nil
 	}
-	if fi, err := os.Stat(f.out); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-		return usageError("--out %s exists and is not empty (%d bytes): add --append to add the items to it, or --overwrite to replace it", f.out, fi.Size())
-	}
-	return nil
+	return refuseExisting("--out", f.out, "add --append to add the items to it, or --overwrite to replace it")
 }
 
 // stateHasJob reports whether a state directory holds a job already.

@@ -93,6 +93,7 @@ type inventoryFlags struct {
 	metricsFlag
 	connFlags // see transport_flags.go
 	out       string
+	overwrite bool // replace an existing --out file
 	sm        sitemapFlags
 }
 
@@ -120,7 +121,8 @@ Rows go to --out (or standard output) as JSON Lines or CSV (--format, or
 the --out file name); --format html (or an --out name ending in .html)
 writes one self-contained HTML report instead: URLs per sitemap, the URLs
 listed but disallowed with their rule, the lastmod distribution and the
-duplicates across sitemaps. A summary follows on standard output (standard error
+duplicates across sitemaps. An --out file that exists and is not empty is
+refused unless --overwrite. A summary follows on standard output (standard error
 when rows go there): sitemaps with their URL counts, duplicates, and the
 URLs a sitemap lists but robots.txt disallows, with line and rule.
 
@@ -152,7 +154,8 @@ unreachable), 2 on usage or output errors, 130 when interrupted.`,
 	f.reportFlags.register(fl)
 	f.formatFlag.register(fl)
 	f.connFlags.register(fl)
-	fl.StringVar(&f.out, "out", "", "write the rows to this file (default: standard output)")
+	fl.StringVar(&f.out, "out", "", "write the rows to this file (default: standard output); an existing non-empty file is refused without --overwrite")
+	fl.BoolVar(&f.overwrite, "overwrite", false, "replace an existing --out file (without it, an existing non-empty file is refused, as crawl's --out is)")
 	f.sm.registerSources(fl)
 	f.configFlag.register(fl)
 	f.concurrencyFlag.register(fl)
@@ -193,7 +196,16 @@ func (f *inventoryFlags) check(cmd *cobra.Command, sites []string) error {
 	if f.out != "-" {
 		outs = append(outs, output{flag: "--out", path: f.out})
 	}
-	return checkOutputs(outs, "")
+	if err := checkOutputs(outs, ""); err != nil {
+		return err
+	}
+	switch {
+	case f.overwrite && (f.out == "" || f.out == "-"):
+		return usageError("--overwrite is for an --out file")
+	case f.overwrite:
+		return nil
+	}
+	return refuseExisting("--out", f.out, "add --overwrite to replace it")
 }
 
 func runInventory(cmd *cobra.Command, f *inventoryFlags, sites []string, stdout, errOut io.Writer) error {

@@ -77,6 +77,21 @@ func checkOutputs(outs []output, stateDir string) error {
 	return nil
 }
 
+// refuseExisting refuses, before anything is opened, an output file that
+// exists and is not empty: heed replaces or adds to a file only when told
+// to, and hint says how ("add --overwrite to replace it"). Standard
+// output ("-" or "") and what is not a regular file (a pipe, a device)
+// are never refused.
+func refuseExisting(flag, path, hint string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		return usageError("%s %s exists and is not empty (%d bytes): %s", flag, path, fi.Size(), hint)
+	}
+	return nil
+}
+
 // lateFile is an output file opened only once every option is accepted:
 // the crawler is built with it, and create opens (truncating) the file
 // just before the crawl runs.

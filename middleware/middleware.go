@@ -24,6 +24,12 @@
 // *[DeferError]; the engine puts the request back in the frontier. Every
 // stage can be tested alone with a fake next Fetcher.
 //
+// The robots stage decides with [DecideRobots], the one place where an
+// authority's robots.txt and a URL become a verdict with its evidence;
+// the sitemap inventory and `heed robots check` call it too, and every
+// output that reports a verdict as data writes [RobotsReport], made by
+// [RobotsDecision.Report], so that they all say it with the same fields.
+//
 // The package knows nothing about colly or HTML: the downloader at the
 // bottom of the chain is a Fetcher supplied by the crawler.
 package middleware

@@ -9,7 +9,8 @@
 // line makes: the tester fetches a robots.txt with middleware.FetchRobots
 // (RFC 9309's status codes and redirects) and decides every URL with
 // middleware.DecideRobots, the one decision the crawl, the inventory and
-// `heed robots check` share; the lint findings are robots.Lint's and the
+// `heed robots check` share, and reports each verdict as the
+// middleware.RobotsReport they write too; the lint findings are robots.Lint's and the
 // line numbers robots.Lines'. The page never decides anything itself: what
 // it shows is the evidence a skip-log record would carry, placed on the
 // lines of the file.
