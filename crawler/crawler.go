@@ -263,8 +263,8 @@ type run struct {
 
 	said    once // warnings said once per crawl (logging.go)
 	follows follows
-	fails   stats.Failures  // the first error of a URL that could not be fetched (nothing.go)
-	held    pagepolicy.Held // links not followed for nofollow (pagesignals.go)
+	fails   stats.Failures   // the first error of a URL that could not be fetched (nothing.go)
+	links   pagepolicy.Links // links not followed for nofollow (pagesignals.go)
 	// record, in a run made by Parse, collects what callbacks emit and
 	// follow instead of the pipelines and the frontier (parse.go).
 	record *recorder
@@ -287,6 +287,7 @@ func (c *Crawler) newRun(ctx context.Context, seeds []string) (*run, error) {
 func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 	cfg := &c.cfg
 	r := &run{c: c, cfg: cfg, stats: c.stats, parses: htmlpage.NewBudget(2 * cfg.maxElements)}
+	r.links.Policy, r.links.Write = cfg.pages, r.skip
 	domains := cfg.domains
 	if len(domains) == 0 {
 		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.URLs...) {
