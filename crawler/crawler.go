@@ -63,8 +63,9 @@
 // 429 or 503, robots.txt outages and give-ups, authorities given up, the
 // first lost skip-log record or export, a callback name no handler has,
 // and a Stage whose type no item matched (a stage for P while the spider
-// emits *P): each of the last ones once. See logging.go; the Stage
-// warnings are package pipeline's.
+// emits *P): each of the last ones once. See logging.go; the default
+// logger and the once-set are package warnings', the Stage warnings
+// package pipeline's.
 //
 // # What a site says outside robots.txt
 //
