@@ -291,19 +291,19 @@ func (c *Crawler) job(seeds []string, r *run) *Job {
 		j.Pacing = append(j.Pacing, politeness.WithAutoThrottle(*cfg.autoThrottle))
 	}
 	if r != nil {
-		j.Frontier = append(j.Frontier, frontier.WithAdmit(r.admitting(r.admit)))
+		j.Frontier = append(j.Frontier, frontier.WithAdmit(r.links.Admission(r.admit, errRecorded)))
 		j.Check = r.check
 	}
 	return j
 }
 
-// errHeldLink is Job.Check's refusal of a held link (see admitting): only
+// errHeldLink is Job.Check's refusal of a held link (see pagepolicy.Links.Admission): only
 // the admission writes its record.
 var errHeldLink = errors.New("crawler: a held link, recorded by the admission")
 
 // check is Job.Check: the scope check, and a refusal of held links.
 func (r *run) check(req *frontier.Request) error {
-	if r.held.Holds(req) {
+	if r.links.Held.Holds(req) {
 		return errHeldLink
 	}
 	return r.scope.Check(req)

@@ -20,10 +20,11 @@
 // one. Items are any Go values: Emit sends them through Pipeline stages
 // (Stage, Dedup; Drop drops one with a reason; ItemSource tells a stage
 // which page an item came from) to Exporters (package feed has heed's:
-// JSON Lines, JSON, CSV, feed.Open on a file named by its format).
+// JSON Lines, JSON, CSV, feed.Open on a file named by its format);
+// package pipeline runs them (these names are its, for a spider).
 // Crawler.Stats (a stats.Collector) counts everything, the hooks (OnStart, OnItem, OnItemDropped, OnSkip,
-// OnFinish) signal it, and package crawler/metrics exposes the counts to
-// Prometheus. There is no settings dictionary: every setting is a typed
+// OnFinish) signal it, package crawler/metrics exposes the counts to
+// Prometheus, and Live (package live) shows the queue and the pacing. There is no settings dictionary: every setting is a typed
 // Option.
 //
 // # Backends
@@ -60,7 +61,8 @@
 // 429 or 503, robots.txt outages and give-ups, authorities given up, the
 // first lost skip-log record or export, a callback name no handler has,
 // and a Stage whose type no item matched (a stage for P while the spider
-// emits *P): each of the last ones once. See logging.go.
+// emits *P): each of the last ones once. See logging.go; the Stage
+// warnings are package pipeline's.
 //
 // # What a site says outside robots.txt
 //
@@ -92,6 +94,7 @@ import (
 	"github.com/heedcrawl/heed/htmlpage"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/pagepolicy"
+	"github.com/heedcrawl/heed/pipeline"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/skiplog"
@@ -249,7 +252,7 @@ type run struct {
 	scope  *middleware.Scope
 	chain  middleware.Fetcher
 	down   *download.Downloader
-	items  *itemSink
+	items  *pipeline.Sink
 	maps   *discovery.Reader
 	budget *middleware.Budget
 	// parses bounds the HTML trees in use at once (WithMaxPageElements).
@@ -260,8 +263,8 @@ type run struct {
 
 	said    once // warnings said once per crawl (logging.go)
 	follows follows
-	fails   stats.Failures  // the first error of a URL that could not be fetched (nothing.go)
-	held    pagepolicy.Held // links not followed for nofollow (pagesignals.go)
+	fails   stats.Failures   // the first error of a URL that could not be fetched (nothing.go)
+	links   pagepolicy.Links // links not followed for nofollow (pagesignals.go)
 	// record, in a run made by Parse, collects what callbacks emit and
 	// follow instead of the pipelines and the frontier (parse.go).
 	record *recorder
@@ -284,6 +287,7 @@ func (c *Crawler) newRun(ctx context.Context, seeds []string) (*run, error) {
 func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 	cfg := &c.cfg
 	r := &run{c: c, cfg: cfg, stats: c.stats, parses: htmlpage.NewBudget(2 * cfg.maxElements)}
+	r.links.Policy, r.links.Write = cfg.pages, r.skip
 	domains := cfg.domains
 	if len(domains) == 0 {
 		for _, s := range append(seeds[:len(seeds):len(seeds)], cfg.sitemaps.URLs...) {
@@ -311,7 +315,7 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 	retry := cfg.retry()
 	budget := &middleware.Budget{Total: cfg.maxPages, PerAuthority: cfg.maxPerHost}
 	sess.Chain(&policy, budget)
-	down := r.timed(r.down)
+	down := r.stats.Timed(r.down)
 	r.robots = middleware.NewRobots(r.cacheStage(nil)(pace(down)), policy)
 	r.budget = budget
 	r.maps = discovery.New(&cfg.sitemaps, (*sitemapEngine)(r), cfg.logger)
@@ -336,8 +340,7 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 		fs := r.front.Stats()
 		return fs.Queued, fs.Leased
 	})
-	lp, _ := r.pace.(livePacer)
-	c.live.Store(&Live{front: r.front, pacer: lp, robots: r.robots})
+	c.live.Store(r.newLive())
 	return r, nil
 }
 
@@ -409,8 +412,8 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 		r.drain(work)
 	}
 	r.stats.Finish()
-	r.reportStages()
-	ierr := r.items.close()
+	r.items.Report()
+	ierr := r.items.Close()
 	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	berr := r.sess.Finish(&sum)
 	sum.NothingFetched = nothingFetched(&sum, r.fails.First())

@@ -24,7 +24,7 @@ func (r *run) dispatch(ctx context.Context, mr *middleware.Response) {
 	req := mr.Request
 	h := r.c.handler(req.Callback)
 	if h == nil {
-		if r.said.first(callbackKey(req.Callback)) {
+		if r.said.First(callbackKey(req.Callback)) {
 			r.cfg.logger.Warn("no handler for callback: its responses are not parsed (said once; counted as callback errors)",
 				"callback", req.Callback, "url", req.URL, "handlers", r.c.handlerNames())
 		}

@@ -3,49 +3,44 @@ package crawler
 import (
 	"context"
 	"errors"
-	"fmt"
-	"reflect"
-	"sync"
+
+	"github.com/heedcrawl/heed/pipeline"
 )
+
+// The item pipeline is package pipeline's; these are the names a spider
+// writes, and the engine's emit path that calls it.
 
 // Pipeline is one stage of item processing, as in Scrapy's item
 // pipelines: it may transform, validate or enrich an item and return it
 // (the same value or a new one, of any type), drop it by returning an
-// error made with Drop, or fail with any other error.
+// error made with Drop, or fail with any other error (pipeline.Stage).
 //
 // A dropped or failed item goes no further: it is counted (Snapshot's
 // ItemsDropped, Dropped by reason, ItemErrors), logged with its page's URL
 // and handed to the OnItemDropped hooks. Neither ever stops the crawl; a
 // panicking stage is recovered and counts as a failure.
 //
-// The response the item was emitted from travels in ctx: ItemSource(ctx)
-// returns it, for a stage that records where an item came from. Process
-// may be called from several goroutines at once (one per worker); a stage
-// with state guards it.
-type Pipeline interface {
-	Process(ctx context.Context, item any) (any, error)
-}
+// The response the item was emitted from travels in ctx, which derives
+// from the run's: ItemSource(ctx) returns it, for a stage that records
+// where an item came from. Process may be called from several goroutines
+// at once (one per worker); a stage with state guards it.
+type Pipeline = pipeline.Stage
 
 // PipelineFunc adapts a function to the Pipeline interface.
-type PipelineFunc func(ctx context.Context, item any) (any, error)
-
-// Process calls f(ctx, item).
-func (f PipelineFunc) Process(ctx context.Context, item any) (any, error) { return f(ctx, item) }
+type PipelineFunc = pipeline.StageFunc
 
 // DropError is a pipeline's decision to drop an item, with the reason.
 // The reason is counted in the crawl's statistics, so it should name a
 // kind of problem ("no price"), not one item.
-type DropError struct{ Reason string }
-
-func (e *DropError) Error() string { return "item dropped: " + e.Reason }
+type DropError = pipeline.DropError
 
 // Drop returns the error a pipeline returns to drop an item for reason.
-func Drop(reason string) error { return &DropError{Reason: reason} }
+func Drop(reason string) error { return pipeline.Drop(reason) }
 
 // Stage makes a pipeline stage of a function of one item type: items of
-// type T go through fn, items of any other type pass through untouched.
-// It spares a stage the type switch, so pipelines for several item types
-// compose:
+// type T go through fn, items of any other type pass through untouched
+// (pipeline.Typed). It spares a stage the type switch, so pipelines for
+// several item types compose:
 //
 //	c.Pipeline(
 //		crawler.Stage(func(ctx context.Context, p Product) (Product, error) {
@@ -62,66 +57,33 @@ func Drop(reason string) error { return &DropError{Reason: reason} }
 // Product. The crawl says so: the first item that reaches a stage in the
 // other form is a warning on the crawl's logger, and at the end of the
 // crawl a stage that items reached and none matched is a warning naming
-// the types it saw (once per stage; see logging.go).
+// the types it saw (once per stage).
 func Stage[T any](fn func(ctx context.Context, item T) (T, error)) Pipeline {
-	return typedStage[T](fn)
+	return pipeline.Typed(fn)
 }
-
-// typedStage is a Stage: it knows its item type, so the crawl can tell a
-// stage that items never match (stage_check.go).
-type typedStage[T any] func(ctx context.Context, item T) (T, error)
-
-func (s typedStage[T]) Process(ctx context.Context, item any) (any, error) {
-	t, ok := item.(T)
-	if !ok {
-		return item, nil
-	}
-	return s(ctx, t)
-}
-
-func (typedStage[T]) itemType() reflect.Type { return reflect.TypeFor[T]() }
 
 // Dedup returns a stage that drops every item of type T whose key was
 // seen before in this crawl, with reason "duplicate", like the duplicates
-// filter in Scrapy's documentation. Items of other types pass. It keeps
-// every key in memory for the whole crawl.
-func Dedup[T any, K comparable](key func(T) K) Pipeline {
-	var mu sync.Mutex
-	seen := make(map[K]struct{})
-	return Stage(func(_ context.Context, item T) (T, error) {
-		k := key(item)
-		mu.Lock()
-		defer mu.Unlock()
-		if _, dup := seen[k]; dup {
-			return item, Drop("duplicate")
-		}
-		seen[k] = struct{}{}
-		return item, nil
-	})
-}
-
-type sourceKey struct{}
+// filter in Scrapy's documentation (pipeline.Dedup). Items of other types
+// pass. It keeps every key in memory for the whole crawl.
+func Dedup[T any, K comparable](key func(T) K) Pipeline { return pipeline.Dedup(key) }
 
 // ItemSource returns the response the item being processed was emitted
 // from: its URL, status, headers and body, and the request with its depth,
 // referrer, callback name and meta. It returns nil when ctx is not a
 // pipeline's.
 func ItemSource(ctx context.Context) *Response {
-	r, _ := ctx.Value(sourceKey{}).(*Response)
+	r, _ := pipeline.Source(ctx).(*Response)
 	return r
 }
 
-// Exporter writes items somewhere: a feed file, a database, a channel.
-// Export is called for one item at a time, never concurrently, after the
-// pipelines; Close once at the end of the crawl, also when it was
-// interrupted, so Close is where a format writes its trailer (the JSON
-// array's closing bracket) and flushes. heed's exporters are in package
-// feed: JSON Lines, JSON arrays and CSV, and feed.Open opens one on a file
-// by its name.
-type Exporter interface {
-	Export(item any) error
-	Close() error
-}
+// Exporter writes items somewhere: a feed file, a database, a channel
+// (pipeline.Exporter). Export is called for one item at a time, never
+// concurrently, after the pipelines; Close once at the end of the crawl,
+// also when it was interrupted. heed's exporters are in package feed:
+// JSON Lines, JSON arrays and CSV, and feed.Open opens one on a file by
+// its name.
+type Exporter = pipeline.Exporter
 
 // Pipeline appends item pipeline stages; items pass them in order. Call
 // it before Run.
@@ -139,27 +101,16 @@ func (c *Crawler) Export(e ...Exporter) {
 	c.mu.Unlock()
 }
 
-// itemSink runs emitted items through the pipelines and the exporters.
-type itemSink struct {
-	c         *Crawler
-	cfg       *config
-	pipelines []Pipeline
-	mu        sync.Mutex
-	exporters []Exporter
-	closed    bool
-	// What reached each typed stage (stage_check.go).
-	tallyOnce sync.Once
-	tallies   []stageTally
-}
-
-func newItemSink(c *Crawler, cfg *config) *itemSink {
+// newItemSink returns the run's sink: the stages and exporters given so
+// far, warning on the crawl's logger.
+func newItemSink(c *Crawler, cfg *config) *pipeline.Sink {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := &itemSink{c: c, cfg: cfg, pipelines: append([]Pipeline(nil), c.pipelines...), exporters: append([]Exporter(nil), c.exporters...)}
-	return s
+	return pipeline.NewSink(c.pipelines, c.exporters, cfg.logger)
 }
 
-// emit takes one item through the pipelines, then to every exporter.
+// emit takes one item through the pipelines, then to every exporter, on
+// a context derived from the response's (the run's).
 func (r *run) emit(resp *Response, item any) {
 	if sc, ok := item.(SignalCarrier); ok {
 		sc.SetPageSignals(resp.Signals())
@@ -170,40 +121,22 @@ func (r *run) emit(resp *Response, item any) {
 		r.c.hooks.dropped(item, rec)
 		return
 	}
-	s := r.items
-	ctx := context.WithValue(resp.ctx, sourceKey{}, resp)
-	for i, p := range s.pipelines {
-		r.checkStage(i, p, item)
-		out, err := runStage(ctx, p, item)
-		if err != nil {
-			r.itemFailed(resp, item, i, err)
-			return
-		}
-		item = out
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		r.itemFailed(resp, item, -1, errors.New("item emitted after the crawl ended"))
-		return
-	}
-	var errs []error
-	for _, e := range s.exporters {
-		if err := exportSafely(e, item); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	s.mu.Unlock()
-	if len(errs) > 0 {
-		r.itemFailed(resp, item, -1, fmt.Errorf("export: %w", errors.Join(errs...)))
+	out, err := r.items.Put(pipeline.WithSource(resp.ctx, resp), item)
+	if err != nil {
+		r.itemFailed(resp, out, err)
 		return
 	}
 	r.stats.Item()
-	r.c.hooks.item(item)
+	r.c.hooks.item(out)
 }
 
 // itemFailed accounts for an item that did not reach the exporters.
-func (r *run) itemFailed(resp *Response, item any, stage int, err error) {
+func (r *run) itemFailed(resp *Response, item any, err error) {
+	stage := -1
+	var se *pipeline.StageError
+	if errors.As(err, &se) {
+		stage, err = se.Stage, se.Err
+	}
 	var drop *DropError
 	if errors.As(err, &drop) {
 		r.stats.ItemDropped(drop.Reason)
@@ -212,7 +145,7 @@ func (r *run) itemFailed(resp *Response, item any, stage int, err error) {
 		r.stats.ItemError()
 		// An exporter's failure is said once, when it first happens; the
 		// rest are counted (ItemErrors) and logged at debug level.
-		if r.said.first(exportKey{}) {
+		if r.said.First(exportKey{}) {
 			r.cfg.logger.Error("item not exported: the feed is incomplete (further losses are counted)", "url", resp.Request.URL, "error", err)
 		} else {
 			r.cfg.logger.Debug("item not exported", "url", resp.Request.URL, "error", err)
@@ -222,37 +155,4 @@ func (r *run) itemFailed(resp *Response, item any, stage int, err error) {
 		r.cfg.logger.Error("item failed", "url", resp.Request.URL, "stage", stage, "error", err)
 	}
 	r.c.hooks.dropped(item, err)
-}
-
-// runStage runs one stage, turning a panic into an error: a bug in a
-// pipeline costs one item, not the crawl.
-func runStage(ctx context.Context, p Pipeline, item any) (out any, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			out, err = nil, fmt.Errorf("pipeline panicked: %v", v)
-		}
-	}()
-	return p.Process(ctx, item)
-}
-
-func exportSafely(e Exporter, item any) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("exporter panicked: %v", v)
-		}
-	}()
-	return e.Export(item)
-}
-
-func (s *itemSink) close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	var errs []error
-	for _, e := range s.exporters {
-		if err := e.Close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
 }

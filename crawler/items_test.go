@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/internal/testweb"
 )
 
 type product struct {
@@ -169,5 +170,54 @@ func TestItemSourceOutsidePipeline(t *testing.T) {
 	p, err := crawler.Stage(func(_ context.Context, n int) (int, error) { return n + 1, nil }).Process(context.Background(), "not an int")
 	if p != "not an int" || err != nil {
 		t.Errorf("Stage touched another type: %v, %v", p, err)
+	}
+}
+
+// TestStageContextIsTheRuns: every stage gets a context derived from
+// Run's (it carries Run's values, and it is cancelled once the run is
+// over) with the item's page in it.
+func TestStageContextIsTheRuns(t *testing.T) {
+	site := startGenerated(t, testweb.Generated{Hosts: 1, PagesPerHost: 4, PageBytes: 256, LinksPerPage: 2, Seed: 3})
+	c, err := crawler.New("HeedBot", siteOptions(site)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.FollowLinks()
+	c.OnResponse(func(r *crawler.Response) { r.Emit(r.Request.URL) })
+	var (
+		mu   sync.Mutex
+		ctxs []context.Context
+		bad  []string
+	)
+	c.Pipeline(crawler.Stage(func(ctx context.Context, url string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ctxs = append(ctxs, ctx)
+		if v, _ := ctx.Value(runKey{}).(string); v != "run" {
+			bad = append(bad, url+": the stage's context does not carry Run's value")
+		}
+		if src := crawler.ItemSource(ctx); src == nil || src.Request.URL != url {
+			bad = append(bad, url+": the stage's context does not carry the item's page")
+		}
+		return url, nil
+	}))
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), runKey{}, "run"))
+	defer cancel()
+	sum, err := c.Run(ctx, site.Seeds()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, b := range bad {
+		t.Error(b)
+	}
+	if int64(len(ctxs)) != sum.Stats.Items || sum.Stats.Items < 4 {
+		t.Fatalf("the stage saw %d items of %d exported; want every one, at least 4", len(ctxs), sum.Stats.Items)
+	}
+	for i, sc := range ctxs {
+		if !errors.Is(sc.Err(), context.Canceled) {
+			t.Fatalf("item %d: the stage's context after Run returned: %v, want canceled", i, sc.Err())
+		}
 	}
 }

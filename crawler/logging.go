@@ -1,11 +1,10 @@
 package crawler
 
 import (
-	"context"
 	"log/slog"
-	"sync"
 
 	"github.com/heedcrawl/heed/skiplog"
+	"github.com/heedcrawl/heed/warnings"
 )
 
 // What the crawl logs, and where.
@@ -29,53 +28,12 @@ import (
 //   - a pipeline stage of crawler.Stage whose type never matched an item
 //     (see Stage), once.
 
-// defaultLogger is the logger of a crawl without WithLogger.
-func defaultLogger() *slog.Logger {
-	return slog.New(warnings{})
-}
+// defaultLogger is the logger of a crawl without WithLogger: warnings
+// and errors to slog's default of the moment (package warnings).
+func defaultLogger() *slog.Logger { return warnings.Logger() }
 
-// warnings is the default handler: slog.Default()'s handler, looked up
-// at each record, for records at warning level and above.
-type warnings struct {
-	wrap []func(slog.Handler) slog.Handler // WithAttrs and WithGroup, in order
-}
-
-func (w warnings) handler() slog.Handler {
-	h := slog.Default().Handler()
-	for _, f := range w.wrap {
-		h = f(h)
-	}
-	return h
-}
-
-func (w warnings) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= slog.LevelWarn && w.handler().Enabled(ctx, l)
-}
-
-func (w warnings) Handle(ctx context.Context, r slog.Record) error {
-	return w.handler().Handle(ctx, r)
-}
-
-func (w warnings) with(f func(slog.Handler) slog.Handler) warnings {
-	return warnings{wrap: append(w.wrap[:len(w.wrap):len(w.wrap)], f)}
-}
-
-func (w warnings) WithAttrs(as []slog.Attr) slog.Handler {
-	return w.with(func(h slog.Handler) slog.Handler { return h.WithAttrs(as) })
-}
-
-func (w warnings) WithGroup(name string) slog.Handler {
-	return w.with(func(h slog.Handler) slog.Handler { return h.WithGroup(name) })
-}
-
-// once says each thing once per crawl: the first call of first for a key
-// reports true.
-type once struct{ seen sync.Map }
-
-func (o *once) first(key any) bool {
-	_, loaded := o.seen.LoadOrStore(key, struct{}{})
-	return !loaded
-}
+// once says each thing once per crawl (warnings.Once).
+type once = warnings.Once
 
 // gaveUp warns, once per authority and reason, that the crawl gave up an
 // authority's URLs: the first of its records says so, with the URLs of
@@ -84,7 +42,7 @@ func (r *run) gaveUp(rec *skiplog.Record) {
 	if rec.Reason != skiplog.HostUnreachable && rec.Reason != skiplog.RobotsUnreachable {
 		return
 	}
-	if !r.said.first(giveUpKey{rec.Authority, rec.Reason}) {
+	if !r.said.First(giveUpKey{rec.Authority, rec.Reason}) {
 		return
 	}
 	attrs := []any{"authority", rec.Authority, "reason", string(rec.Reason), "queued", r.front.Stats().ByAuthority[rec.Authority]}

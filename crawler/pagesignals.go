@@ -1,10 +1,8 @@
 package crawler
 
 import (
-	"errors"
 	"strings"
 
-	"github.com/heedcrawl/heed/aipref"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/htmlpage"
 	"github.com/heedcrawl/heed/middleware"
@@ -84,9 +82,7 @@ func (r *run) readSignals(resp *Response, html bool) {
 	if r.robots != nil {
 		entry, _ = r.robots.Cached(resp.Request.Authority())
 	}
-	for _, c := range aipref.Categories {
-		resp.Usage = append(resp.Usage, middleware.DecideUsage(entry, resp.URL, resp.Header, c.Label))
-	}
+	resp.Usage = pagepolicy.Usage(entry, resp.URL, resp.Header)
 }
 
 // withheld returns the record that keeps the response's items out of the
@@ -99,62 +95,23 @@ func (r *run) withheld(resp *Response) *skiplog.Record {
 	return resp.withheld
 }
 
-// nofollowed reports whether req, found on resp, is held back, and holds
-// it. rel is the link's rel attribute when it was followed from its
-// element.
-func (r *run) nofollowed(resp *Response, req *frontier.Request, rel string) bool {
-	rec := r.cfg.pages.Unfollowed(resp.Request.URL, resp.Directives, req, rel)
-	if rec == nil {
-		return false
-	}
-	if !r.held.Hold(req, rec) {
-		r.skip(rec)
-	}
-	return true
-}
-
-// admitting wraps an admission function so that a held link pushed by
-// flushHeld is refused with its record once the scope check passed it.
-func (r *run) admitting(base func(*frontier.Request) error) func(*frontier.Request) error {
-	return func(req *frontier.Request) error {
-		rec := r.held.Take(req)
-		if rec == nil {
-			return base(req)
-		}
-		if base != nil {
-			if err := base(req); err != nil {
-				return err
-			}
-		}
-		r.skip(rec)
-		return errRecorded
-	}
-}
-
-// flushHeld pushes the held links once no worker runs: each is a
-// duplicate of a URL reached another way, or refused with its record.
+// flushHeld settles the held links once no worker runs
+// (pagepolicy.Links.Flush): each is pushed through the crawl's frontier,
+// whose admission refuses it with its record unless it is a duplicate of
+// a URL reached another way. A frontier of the caller's own (WithFrontier)
+// does not ask the admission: its held links are recorded at once.
 func (r *run) flushHeld() {
-	for _, req := range r.held.Release() {
-		if r.cfg.frontier == nil {
-			// The admission (admitting) writes the record of a URL
-			// nothing else reached and refuses it.
-			res, err := r.front.Push(r.work, req)
-			if errors.Is(err, errRecorded) {
-				continue
-			}
+	var push func(*frontier.Request) bool
+	if r.cfg.frontier == nil {
+		push = func(req *frontier.Request) bool {
+			res, _ := r.front.Push(r.work, req)
 			if res == frontier.Duplicate {
 				r.stats.Duplicate()
-				r.held.Take(req)
-				continue
 			}
-		}
-		// A frontier that did not ask the admission (a closed one, or a
-		// frontier of the caller's own): the record is written here.
-		if rec := r.held.Take(req); rec != nil {
-			r.skip(rec)
+			return res == frontier.Duplicate
 		}
 	}
-	r.held.Forget()
+	r.links.Flush(push)
 }
 
 // relOf returns the rel attribute of the element a link was followed

@@ -315,7 +315,7 @@ func (r *Response) followRequest(req *frontier.Request, rel string, opts []Reque
 		rec.follow(req)
 		return
 	}
-	if r.crawl.nofollowed(r, req, rel) {
+	if r.crawl.links.Unfollow(r.Request.URL, r.Directives, req, rel) {
 		return
 	}
 	r.crawl.follow(r.ctx, r.Request, req)

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// CSV is a crawler.Exporter writing items as CSV rows under a header line.
+// CSV is a pipeline.Exporter writing items as CSV rows under a header line.
 //
 // The columns are fixed once, by CSVColumns or by the first item:
 //

@@ -1,7 +1,8 @@
 // Package feed writes a crawl's items to files, as Scrapy's feed exports
 // do: JSON Lines, JSON arrays and CSV, gzipped or not, chosen by the file
-// name. Its exporters are crawler.Exporter values, given to a crawl with
-// Crawler.Export:
+// name. Its exporters are pipeline.Exporter values (crawler.Exporter in
+// a spider), given to a crawl with Crawler.Export; the package imports
+// the pipeline's interface, not the engine:
 //
 //	f, err := feed.Open("books.csv.gz") // or .jsonl, .json
 //	c.Export(f)                          // the crawl closes it when it ends
@@ -24,5 +25,6 @@
 // at the end of each run: neither can be resumed (Resume refuses them with
 // ErrNotResumable). A CSV feed's columns are fixed by its first item (or
 // CSVColumns); later items are matched to them by name. The package does
-// not run pipelines or decide which items exist: the crawler does.
+// not run pipelines (package pipeline does, for the crawler) or decide
+// which items exist (the spider does).
 package feed

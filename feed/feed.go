@@ -4,12 +4,12 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/pipeline"
 	"io"
 	"os"
 )
 
-// Feed is a crawler.Exporter that owns its output: a file it created (or
+// Feed is a pipeline.Exporter that owns its output: a file it created (or
 // standard output), an optional gzip stream, and the format's exporter on
 // top. Open makes one from a file name, as `heed crawl --out` does;
 // Close finishes the format (the JSON array's bracket, the CSV header of
@@ -22,7 +22,7 @@ import (
 // killed process leaves a truncated stream whose records up to the cut
 // are still readable.
 type Feed struct {
-	crawler.Exporter
+	pipeline.Exporter
 	path   string
 	format Format
 	gz     *gzip.Writer
@@ -41,7 +41,7 @@ type feedConfig struct {
 	gzip     bool
 	gzipSet  bool
 	stdout   io.Writer
-	exporter func(Format, io.Writer) (crawler.Exporter, error)
+	exporter func(Format, io.Writer) (pipeline.Exporter, error)
 }
 
 // feedConfigFor applies opts and resolves the feed's format (WithFormat,
@@ -82,7 +82,7 @@ func WithStdout(w io.Writer) Option { return func(c *feedConfig) { c.stdout = w 
 
 // WithExporter replaces heed's exporter for the format, for a feed whose
 // items need a writer of their own (CSV with fixed columns, say).
-func WithExporter(fn func(Format, io.Writer) (crawler.Exporter, error)) Option {
+func WithExporter(fn func(Format, io.Writer) (pipeline.Exporter, error)) Option {
 	return func(c *feedConfig) { c.exporter = fn }
 }
 

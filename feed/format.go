@@ -2,7 +2,7 @@ package feed
 
 import (
 	"fmt"
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/pipeline"
 	"io"
 	"path/filepath"
 	"strings"
@@ -57,7 +57,7 @@ func FormatFor(path string) (f Format, gzipped, ok bool) {
 }
 
 // NewExporter returns heed's exporter for format f writing to w.
-func NewExporter(f Format, w io.Writer) (crawler.Exporter, error) {
+func NewExporter(f Format, w io.Writer) (pipeline.Exporter, error) {
 	switch f {
 	case JSONLinesFormat:
 		return NewJSONLines(w), nil

@@ -8,7 +8,7 @@ import (
 	"os"
 )
 
-// JSONLines is a crawler.Exporter writing one JSON value per line (JSON Lines,
+// JSONLines is a pipeline.Exporter writing one JSON value per line (JSON Lines,
 // also called NDJSON). Each item is encoded first and written with a
 // single Write call, so whatever stops the crawl, even a killed process,
 // leaves only complete lines behind.
@@ -42,7 +42,7 @@ func (j *JSONLines) Export(item any) error {
 // close it (whoever opened it does).
 func (j *JSONLines) Close() error { return syncFile(j.w) }
 
-// JSONArray is a crawler.Exporter writing one JSON array of items, one item per
+// JSONArray is a pipeline.Exporter writing one JSON array of items, one item per
 // line. The opening bracket goes out with the first item, the closing
 // bracket on Close (an empty crawl writes "[]"), so a crawl that is
 // stopped, by its context or by SIGINT through the command line, leaves a

@@ -25,11 +25,11 @@ package linkrule
 import (
 	"net/url"
 	"regexp"
-	"strings"
 
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/heedcrawl/heed/frontier"
+	"github.com/heedcrawl/heed/middleware"
 )
 
 // Rule is one link-following rule:
@@ -46,7 +46,8 @@ type Rule struct {
 	Allow []*regexp.Regexp
 	Deny  []*regexp.Regexp
 	// Domains, when not empty, admits only links to these domains and
-	// their subdomains.
+	// their subdomains, as the crawl's allowed domains do
+	// (middleware.InDomains).
 	Domains []string
 	// Restrict, when not empty, is a CSS selector: only links inside the
 	// elements it matches are this rule's (Scrapy's restrict_css).
@@ -68,7 +69,7 @@ func (r *Rule) Admits(u string) bool {
 	}
 	if len(r.Domains) > 0 {
 		pu, err := url.Parse(u)
-		if err != nil || !InDomains(pu.Hostname(), r.Domains) {
+		if err != nil || !middleware.InDomains(pu.Hostname(), r.Domains) {
 			return false
 		}
 	}
@@ -77,19 +78,6 @@ func (r *Rule) Admits(u string) bool {
 	}
 	for _, p := range r.Allow {
 		if p != nil && p.MatchString(u) {
-			return true
-		}
-	}
-	return false
-}
-
-// InDomains reports whether host is one of domains or a subdomain of one,
-// case-insensitively and ignoring a trailing dot.
-func InDomains(host string, domains []string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, d := range domains {
-		d = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(d), "."))
-		if d != "" && (host == d || strings.HasSuffix(host, "."+d)) {
 			return true
 		}
 	}

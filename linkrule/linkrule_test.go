@@ -30,6 +30,9 @@ func TestAdmits(t *testing.T) {
 		{"nil allow matches nothing", Rule{Allow: []*regexp.Regexp{nil}}, "http://a.test/", false},
 		{"nil deny denies nothing", Rule{Deny: []*regexp.Regexp{nil}}, "http://a.test/", true},
 		{"empty domain is no domain", Rule{Domains: []string{" "}}, "http://a.test/", false},
+		{"leading dot", Rule{Domains: []string{".a.test"}}, "http://www.a.test/", true},
+		{"an address has no subdomains", Rule{Domains: []string{"0.0.1"}}, "http://127.0.0.1/", false},
+		{"an address as itself", Rule{Domains: []string{"127.0.0.1"}}, "http://127.0.0.1:8080/", true},
 	}
 	for _, c := range cases {
 		if got := c.rule.Admits(c.url); got != c.want {

@@ -17,13 +17,24 @@
 //     n for a declared purpose is fetched, its items are not exported,
 //     and it gets one usage-preference record.
 //
+// Links carries the policy through a crawl: Unfollow decides and holds
+// each link a page leaves unfollowed, Admission (the frontier's
+// admission) refuses a held link with its record when the crawl ends,
+// and Flush settles the rest, so that a held link ends as a duplicate of a
+// URL the crawl reached another way or with exactly one record. Usage
+// reads a page's usage preference for every category of the vocabulary.
+//
 // The package decides and holds; it does not fetch, parse or write: the
-// crawler reads the signals of each response, asks the Policy, and writes
-// the records it returns. Its limits: Held keeps at most MaxHeld links.
+// crawler reads the signals of each response, asks the Policy (or Links),
+// and writes the records through the skip log it gives Links. Its limits:
+// Held keeps at most MaxHeld links; a link over the limit has its record
+// written at once, and may then also be fetched if reached another way.
 package pagepolicy
 
 import (
 	"fmt"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -138,4 +149,16 @@ func SignalsOf(d pagerobots.Directives, usage []aipref.Decision) Signals {
 		}
 	}
 	return s
+}
+
+// Usage returns the usage preference of the page u for every category of
+// the vocabulary (aipref.Categories), in its order: from the robots.txt
+// entry e of u's authority (nil when none is known) and the response
+// header h (middleware.DecideUsage).
+func Usage(e *middleware.RobotsEntry, u *url.URL, h http.Header) []aipref.Decision {
+	usage := make([]aipref.Decision, 0, len(aipref.Categories))
+	for _, c := range aipref.Categories {
+		usage = append(usage, middleware.DecideUsage(e, u, h, c.Label))
+	}
+	return usage
 }

@@ -1,6 +1,8 @@
 package pagepolicy
 
 import (
+	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/heedcrawl/heed/aipref"
@@ -82,5 +84,24 @@ func TestHeld(t *testing.T) {
 	h.Forget()
 	if h.Holds(b) {
 		t.Error("a record kept after Forget")
+	}
+}
+
+// TestUsage: one decision per category of the vocabulary, in its order,
+// the header's statement deciding where robots.txt says nothing.
+func TestUsage(t *testing.T) {
+	u, _ := url.Parse("http://a.test/p")
+	got := Usage(nil, u, http.Header{"Content-Usage": {"train-ai=n"}})
+	if len(got) != len(aipref.Categories) {
+		t.Fatalf("%d decisions for %d categories", len(got), len(aipref.Categories))
+	}
+	for i, d := range got {
+		want := aipref.Unknown
+		if d.Label == "train-ai" {
+			want = aipref.Disallow
+		}
+		if d.Label != aipref.Categories[i].Label || d.Value != want {
+			t.Errorf("decision %d: %+v, want %s=%v", i, d, aipref.Categories[i].Label, want)
+		}
 	}
 }

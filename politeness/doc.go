@@ -98,9 +98,13 @@
 // drives Retry-After and backoff.
 //
 // [Pacer.State] and [Pacer.Snapshot] report each authority's pacing for
-// stats; with [WithStartLog], [Pacer.Starts] and [Pacer.RecentStarts] give
-// the latest request starts, so a live view can show the spacing kept; [Pacer.Restore] loads a snapshot into a new Pacer so that a resumed
-// crawl does not burst against hosts it was pacing a moment ago.
+// stats; [Pacer.Busy] reports only the authorities in flight or paused,
+// in time proportional to them (a live view's count of active and
+// paused hosts); with [WithStartLog], [Pacer.Starts] and
+// [Pacer.RecentStarts] give the latest request starts, so a live view
+// can show the spacing kept; [Pacer.Restore] loads a snapshot into a new
+// Pacer so that a resumed crawl does not burst against hosts it was
+// pacing a moment ago.
 //
 // Every method is safe for concurrent use. Time comes from a [Clock]
 // ([WithClock]), so tests drive a Pacer without sleeping.

@@ -55,6 +55,7 @@ type Pacer struct {
 
 	mu   sync.RWMutex
 	auth map[string]*authority
+	busy busySet // the authorities in flight or paused (busy.go)
 }
 
 // authority is the pacing state of one authority. Its fields are guarded by
@@ -327,6 +328,7 @@ func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err er
 	ok, retryAt, err = a.try(now, p.cfg.Concurrency)
 	if ok {
 		a.logStart(now, p.cfg.StartLog)
+		p.busy.add(authority, a)
 	}
 	a.mu.Unlock()
 	return ok, retryAt, err
@@ -350,6 +352,7 @@ func (p *Pacer) Wait(ctx context.Context, authority string) error {
 		ok, at, err := a.try(now, p.cfg.Concurrency)
 		if ok {
 			a.logStart(now, p.cfg.StartLog)
+			p.busy.add(authority, a)
 		}
 		if ok || err != nil {
 			a.mu.Unlock()
@@ -421,6 +424,11 @@ func (p *Pacer) Release(authority string, fb Feedback) {
 		}
 	}
 	a.throttle(&p.cfg, fb)
+	if a.idle(now) {
+		p.busy.dropIfIdle(authority, a, now)
+	} else {
+		p.busy.add(authority, a)
+	}
 }
 
 // pause extends the pause to until, remembering its cause when it is the

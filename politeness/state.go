@@ -124,6 +124,9 @@ func (p *Pacer) Restore(states map[string]AuthorityState) error {
 		a := p.get(name)
 		a.mu.Lock()
 		a.pause(s.PausedUntil, s.PausedByRetryAfter)
+		if !a.idle(now) {
+			p.busy.add(name, a)
+		}
 		a.backoff, a.failures = s.Backoff, s.Failures
 		a.lastStart = later(a.lastStart, s.LastStart)
 		a.lastRelease = later(a.lastRelease, s.LastRelease)
