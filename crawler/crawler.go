@@ -1,6 +1,6 @@
 // Package crawler is heed's engine: it wires the frontier, the middleware
-// chain (scope, robots, budget, politeness, retry), the colly downloader,
-// the spider callbacks, the item pipelines and the skip log into a crawl,
+// chain (scope, robots, budget, politeness, retry), the downloader
+// (package download), the spider callbacks, the item pipelines and the skip log into a crawl,
 // and counts it (package stats).
 //
 // A crawl in five lines:
@@ -48,7 +48,9 @@
 // sitemap discovery from package discovery, what a page may cost and the
 // scan that replaces its DOM from package htmlpage, the policy for a
 // site's page signals from package pagepolicy, which links a CrawlSpider
-// rule admits (LinkRule, FollowRules) from package linkrule.
+// rule admits (LinkRule, FollowRules) from package linkrule, the download
+// itself (colly, the body cap, cookies per authority, the User-Agent and
+// header rules New refuses options by) from package download.
 // Every URL the crawl discovers ends in exactly one of three ways: fetched,
 // counted as a duplicate, or written to the skip log with its reason.
 //

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/heedcrawl/heed/download"
+	"github.com/heedcrawl/heed/frontier"
 )
 
 // The downloader is package download; the engine makes one per run from
@@ -32,7 +33,7 @@ func CheckUserAgent(ua, agent string) error { return download.CheckUserAgent(ua,
 
 // downloadConfig is the downloader's configuration of the options; stray
 // receives the requests callbacks asked colly itself to make.
-func (c *config) downloadConfig(stray func(rawURL string, depth int)) download.Config {
+func (c *config) downloadConfig(stray func(parent *frontier.Request, rawURL string)) download.Config {
 	return download.Config{
 		UserAgent: c.userAgent,
 		Timeout:   c.timeout,

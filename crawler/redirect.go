@@ -43,9 +43,11 @@ func keepRequest(next, req *frontier.Request, status int) {
 }
 
 // strayVisit turns a colly Visit called from a callback into a followed
-// link, so that it passes the frontier and the whole chain like any other.
-func (r *run) strayVisit(rawURL string, depth int) {
-	r.enqueue(r.work, &frontier.Request{URL: rawURL, Depth: depth})
+// link, so that it passes the frontier and the whole chain like any other:
+// one level deeper than the page it was found on, with the page as its
+// referrer and the page's callback.
+func (r *run) strayVisit(parent *frontier.Request, rawURL string) {
+	r.enqueue(r.work, &frontier.Request{URL: rawURL, Depth: parent.Depth + 1, Referrer: parent.URL, Callback: parent.Callback})
 }
 
 // parseHTTPURL parses an absolute http or https URL.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -41,12 +42,13 @@ type Config struct {
 	// Cookies are preset in the jar, each for its own authority
 	// (WithCookies).
 	Cookies []Cookies
-	// Stray receives the URL, and the depth of the request whose callback
-	// asked, of every request that colly itself was asked to make (a
-	// callback calling colly's Request.Visit): heed does not send it, so
-	// that nothing bypasses the frontier and the robots stage; the engine
-	// follows it as a link instead. Nil drops them.
-	Stray func(rawURL string, depth int)
+	// Stray receives every GET that colly itself was asked to make (a
+	// callback calling Request.Visit on a response's colly view), with
+	// the request of the response it was asked on: it is never sent, so
+	// that nothing bypasses the frontier and the robots stage, and the
+	// engine follows it as a link instead. Other methods colly is asked
+	// for are dropped, as are all of them when Stray is nil.
+	Stray func(parent *frontier.Request, rawURL string)
 }
 
 // Downloader is the bottom of heed's chain: a colly Collector used only
@@ -56,7 +58,7 @@ type Downloader struct {
 	c       *colly.Collector
 	jar     *authorityJar
 	maxBody int
-	stray   func(rawURL string, depth int)
+	stray   func(parent *frontier.Request, rawURL string)
 	// Sitemaps bypass colly (discovery.Download): they are fetched on the
 	// raw transport, with the same User-Agent and timeout.
 	transport http.RoundTripper
@@ -81,6 +83,7 @@ const slotKey = "heed.slot"
 // download's outcome, out of colly's callbacks.
 type call struct {
 	ctx     context.Context
+	req     *frontier.Request
 	started atomic.Bool
 	resp    *colly.Response
 	err     error
@@ -125,8 +128,8 @@ func New(cfg Config) (*Downloader, error) {
 			// Not a request Fetch started: a callback called colly's
 			// Visit. Never let it bypass the frontier.
 			r.Abort()
-			if d.stray != nil && r.Method == http.MethodGet {
-				d.stray(r.URL.String(), r.Depth)
+			if d.stray != nil && s != nil && r.Method == http.MethodGet {
+				d.stray(s.req, r.URL.String())
 			}
 		}
 	})
@@ -156,7 +159,13 @@ func New(cfg Config) (*Downloader, error) {
 // KindSitemap) is a stream (discovery.Download).
 func (d *Downloader) Fetch(ctx context.Context, req *frontier.Request) (*middleware.Response, error) {
 	if req.Kind == frontier.KindSitemap {
-		return discovery.Download(ctx, d.transport, d.userAgent, d.timeout, req)
+		// discovery.Download's timeout is a budget that runs out at zero:
+		// no timeout is one that never comes.
+		timeout := d.timeout
+		if timeout <= 0 {
+			timeout = math.MaxInt64
+		}
+		return discovery.Download(ctx, d.transport, d.userAgent, timeout, req)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -170,7 +179,7 @@ func (d *Downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 		ctx, cancel = context.WithTimeout(ctx, d.timeout)
 		defer cancel()
 	}
-	s := &call{ctx: ctx}
+	s := &call{ctx: ctx, req: req}
 	cctx := colly.NewContext()
 	cctx.Put(slotKey, s)
 	for k, v := range req.Meta {
