@@ -21,3 +21,15 @@ func TestCounts(t *testing.T) {
 		}
 	}
 }
+
+// Skip reasons are written with their total, leaving out reasons that
+// count nothing.
+func TestReasonCounts(t *testing.T) {
+	m := map[skiplog.Reason]int64{skiplog.RobotsDisallow: 2, skiplog.Offsite: 1, skiplog.Depth: 0}
+	if got, want := reasonCounts(m), "3 URLs: offsite=1 robots-disallow=2"; got != want {
+		t.Errorf("reasonCounts: %q, want %q", got, want)
+	}
+	if got := reasonCounts(map[skiplog.Reason]int64{skiplog.Depth: 0}); got != "none" {
+		t.Errorf("reasonCounts of nothing: %q", got)
+	}
+}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -67,21 +66,15 @@ func formatRunning(w io.Writer, rep *jobstate.Report, now time.Time) error {
 // offsite=1 robots-disallow=2", or "none".
 func reasonCounts[K ~string](m map[K]int64) string {
 	var total int64
-	keys := make([]string, 0, len(m))
+	given := make(map[K]int64, len(m))
 	for k, n := range m {
 		if n > 0 {
-			keys = append(keys, string(k))
+			given[k] = n
 			total += n
 		}
 	}
 	if total == 0 {
 		return "none"
 	}
-	sort.Strings(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d URLs:", total)
-	for _, k := range keys {
-		fmt.Fprintf(&b, " %s=%d", k, m[K(k)])
-	}
-	return b.String()
+	return fmt.Sprintf("%d URLs: %s", total, counts(given))
 }
