@@ -16,7 +16,8 @@
 // the crawler (the default handler) or on a named handler, Handle(name),
 // which parses the responses of requests that name it (WithCallback),
 // with values passed along by WithMeta; Response.Context is the run's
-// context. A Spider bundles a name, start URLs and Setup; RunSpider runs
+// context. A callback that asks colly's view of its page to Visit or Post
+// follows the link as Follow does: colly fetches nothing itself. A Spider bundles a name, start URLs and Setup; RunSpider runs
 // one. Items are any Go values: Emit sends them through Pipeline stages
 // (Stage, Dedup; Drop drops one with a reason; ItemSource tells a stage
 // which page an item came from) to Exporters (package feed has heed's:

@@ -143,19 +143,18 @@ func (r *run) followScanned(resp *Response, onHTML []htmlCallback, onXML []xmlCa
 	return true
 }
 
-// response wraps a downloaded response for the callbacks.
+// response wraps a downloaded response for the callbacks, with colly's
+// view of it (collyView: what colly is asked for takes Follow's road).
 func (r *run) response(ctx context.Context, mr *middleware.Response) (*Response, *colly.Response) {
 	req := mr.Request
 	u, err := url.Parse(req.URL)
 	if err != nil {
 		return nil, nil
 	}
-	cr, _ := mr.Native.(*colly.Response)
-	if cr == nil {
-		cr = &colly.Response{StatusCode: mr.Status, Body: mr.Body, Headers: &mr.Header, Ctx: colly.NewContext(),
-			Request: &colly.Request{URL: u, Method: http.MethodGet, Depth: req.Depth}}
-	}
-	return &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Truncated: mr.Truncated, Colly: cr, crawl: r, ctx: ctx}, cr
+	resp := &Response{Request: req, URL: u, StatusCode: mr.Status, Header: mr.Header, Body: mr.Body, Truncated: mr.Truncated, crawl: r, ctx: ctx}
+	native, _ := mr.Native.(*colly.Response)
+	resp.Colly = collyView(resp, native)
+	return resp, resp.Colly
 }
 
 // recycle gives a page's body back to the downloader (Response.Recycle)

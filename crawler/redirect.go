@@ -42,10 +42,13 @@ func keepRequest(next, req *frontier.Request, status int) {
 	}
 }
 
-// strayVisit turns a colly Visit called from a callback into a followed
-// link, so that it passes the frontier and the whole chain like any other:
-// one level deeper than the page it was found on, with the page as its
-// referrer and the page's callback.
+// strayVisit turns a Visit on the downloader's own colly request into a
+// request that passes the frontier and the whole chain like any other:
+// one level deeper than the page it was asked on, with the page as its
+// referrer and the page's callback. Callbacks never see that request
+// (their colly view is visit.go's, whose Visit is Response.Follow); only
+// a middleware stage reading a response's Native can ask it, with no
+// page's Response to follow from.
 func (r *run) strayVisit(parent *frontier.Request, rawURL string) {
 	r.enqueue(r.work, &frontier.Request{URL: rawURL, Depth: parent.Depth + 1, Referrer: parent.URL, Callback: parent.Callback})
 }

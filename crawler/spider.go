@@ -184,7 +184,9 @@ type Response struct {
 	// (WithMaxBodySize): Body holds its first bytes only.
 	Truncated bool
 	// Colly is colly's view of the same response, for code written
-	// against colly.
+	// against colly. What its Request is asked to Visit or Post is
+	// followed as by Follow and FollowRequest, never fetched around the
+	// frontier (visit.go).
 	Colly *colly.Response
 
 	// Directives are the page directives the response gave heed's token
