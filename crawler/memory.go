@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
@@ -55,39 +54,27 @@ func (s *memorySession) Finish(sum *Summary) error                          { re
 
 // SkipLog is a job's skip log as the memory and fleet backends keep it:
 // WithSkipLog's writer (discarding without it), records stamped with the
-// crawl's clock, and one record per URL. It keeps the 16-byte fingerprint
-// of every URL it recorded, about 46 bytes of memory per distinct URL (1
-// million skipped URLs: some 46 MB, as measured on Go 1.26), the same
-// order as the frontier's own set of URLs seen; nothing else grows.
+// crawl's clock, one record per URL (skiplog.OnceWriter, whose doc gives
+// its memory cost), and write errors logged.
 type SkipLog struct {
-	w   *skiplog.Writer
+	w   *skiplog.OnceWriter
 	log *slog.Logger
-
-	mu   sync.Mutex
-	seen map[frontier.Fingerprint]struct{}
 }
 
 // NewSkipLog returns the job's skip log.
 func NewSkipLog(j *Job) *SkipLog {
-	return &SkipLog{w: skiplog.NewWriter(j.SkipLog, skiplog.WithClock(j.Now)), log: j.Logger,
-		seen: make(map[frontier.Fingerprint]struct{})}
+	return &SkipLog{w: skiplog.NewOnceWriter(skiplog.NewWriter(j.SkipLog, skiplog.WithClock(j.Now))), log: j.Logger}
 }
 
 // Record writes rec unless its URL has a record already (whatever the
-// reason), and reports whether it wrote it: the Session.Record of a
-// backend. The engine hands it URLs in their canonical form (as written
-// when they have none). A record whose write fails counts all the same: the error is
-// logged and kept by the writer to fail the run (Finish), so that an
-// incomplete log is never taken for a complete one.
+// reason), and reports whether it was the URL's first: the Session.Record
+// of a backend. The engine hands it URLs in their canonical form (as
+// written when they have none). A record whose write fails counts all the
+// same: the error is logged and kept by the writer to fail the run
+// (Finish), so that an incomplete log is never taken for a complete one.
 func (s *SkipLog) Record(rec *skiplog.Record) bool {
-	fp := frontier.NewFingerprint("", skiplog.KeyOf(rec.URL))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, dup := s.seen[fp]; dup {
-		return false
-	}
-	s.seen[fp] = struct{}{}
-	if err := s.w.Write(rec); err != nil {
+	first, err := s.w.Record(rec)
+	if err != nil && rec != nil {
 		// The first lost record is said at once; the rest are counted
 		// (the summary says how many), logged at debug level.
 		attrs := []any{"url", rec.URL, "reason", string(rec.Reason), "error", err}
@@ -97,7 +84,7 @@ func (s *SkipLog) Record(rec *skiplog.Record) bool {
 			s.log.Debug("skip log: record not written", attrs...)
 		}
 	}
-	return true
+	return first
 }
 
 // Finish completes a summary with what the skip log wrote, and returns

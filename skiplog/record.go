@@ -5,8 +5,10 @@
 //
 // A [Record] is also an error: every stage of heed that excludes a URL
 // returns one, and callers branch on it with errors.As. A [Writer] appends
-// records to a file and never drops one; a [Summary] counts them by reason
-// and by authority.
+// records to a file and never drops one; a [OnceWriter] is a Writer that
+// keeps one record per URL, at a fingerprint's memory per URL; [Merge]
+// joins the logs of several processes, one record per URL; a [Summary]
+// counts them by reason and by authority.
 //
 // The package knows nothing about crawling; it imports none of heed's
 // packages.
