@@ -72,9 +72,11 @@ func WithBackoff(base, max time.Duration) Option {
 // pause a Retry-After header may impose.
 func WithMaxPause(d time.Duration) Option { return WithPacing(politeness.WithMaxPause(d)) }
 
-// WithLogger is WithPacing(politeness.WithLogger(l)). Besides a capped
-// Retry-After, the fleet's Pacer logs a release that could not reach Redis
-// and a slot that expired while its request was in flight.
+// WithLogger is WithPacing(politeness.WithLogger(l)). The fleet's Pacer
+// says what the in-process one says (a capped Retry-After, a 429 or 503
+// that pauses an authority, never one that finds a longer pause in force,
+// an authority given up), and besides a release that could not reach
+// Redis and a slot that expired while its request was in flight.
 func WithLogger(l *slog.Logger) Option { return WithPacing(politeness.WithLogger(l)) }
 
 // WithSlotTimeout sets how long a booked start counts as in flight unless

@@ -267,16 +267,20 @@ func (p *Pacer) Release(authority string, fb politeness.Feedback) {
 			"authority", authority, "slot_timeout", p.cfg.slotTimeout, "error", err.Error())
 		return
 	}
+	// A slow-down is said when it pauses the authority, as politeness
+	// says it: one that finds a longer pause in force (set by this process
+	// or another) changes nothing and says nothing.
+	paused := len(r) > 4 && r[4] == 1
 	switch {
 	case len(r) > 3 && r[3] == 1:
 		p.cfg.Log().Warn("redispacer: authority given up for the whole crawl: requests in a row without an answer",
 			"authority", authority, "failures", p.cfg.GiveUp, "last_error", lastErr)
-	case o == "r":
-		p.cfg.Log().Warn("redispacer: server asked to slow down; authority paused as Retry-After says (a longer pause in force is kept)",
-			"authority", authority, "status", fb.Status, "retry_after", fb.RetryAfter, "pause", pause)
-	case o == "f" && (fb.Status == http.StatusTooManyRequests || fb.Status == http.StatusServiceUnavailable):
+	case o == "r" && paused:
+		p.cfg.Log().Warn("redispacer: server asked to slow down; authority paused as Retry-After says",
+			"authority", authority, "status", fb.Status, "retry_after", fb.RetryAfter, "pause", pause, "until", time.UnixMicro(r[1]).UTC())
+	case o == "f" && paused && (fb.Status == http.StatusTooManyRequests || fb.Status == http.StatusServiceUnavailable):
 		p.cfg.Log().Warn("redispacer: server asked to slow down; authority paused (backoff: no valid Retry-After)",
-			"authority", authority, "status", fb.Status)
+			"authority", authority, "status", fb.Status, "pause", micros(r[2]), "until", time.UnixMicro(r[1]).UTC())
 	}
 }
 

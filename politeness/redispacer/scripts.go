@@ -127,12 +127,14 @@ return {1, 0, now}
 // 9 silence ("a" an answer, "s" no answer at all, "" neither), 10 give-up
 // count (0: never), 11 the error of a request without an answer.
 // Returns {now, paused until, backoff, 1 if this release gave the
-// authority up else 0}.
+// authority up else 0, 1 if it paused the authority later than any pause
+// in force else 0}.
 var releaseScript = redis.NewScript(luaPrelude + `
 local now = clock()
 local st = load()
 if ARGV[4] ~= '' then redis.call('ZREM', S, ARGV[4]) end
 st.lr = now
+local was = st.pu
 local o = ARGV[5]
 if o == 's' then
   st.fail, st.bo = 0, 0
@@ -167,7 +169,9 @@ elseif ARGV[9] == 's' then
   end
 end
 redis.call('HSET', H, 'lr', int(now), 'fail', int(st.fail), 'bo', int(st.bo), 'pu', int(st.pu), 'ready', int(readyAt(st)))
-return {now, st.pu, st.bo, gaveUp}
+local paused = 0
+if st.pu > was then paused = 1 end
+return {now, st.pu, st.bo, gaveUp, paused}
 `)
 
 // delayScript records a Crawl-delay. ARGV: 4 Crawl-delay.
