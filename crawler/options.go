@@ -200,6 +200,9 @@ func WithSkipLog(w io.Writer) Option { return func(c *config) { c.skipOut = w } 
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithClock sets the clock used for robots.txt freshness and the skip log.
+// Waits (pacing, a robots.txt still pending, a retry) are slept on the
+// system clock, so a clock set apart from the system's moves the stamps
+// and the freshness, never strands the crawl.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
 
 func (c *config) defaults() {

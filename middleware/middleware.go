@@ -125,7 +125,12 @@ type Response struct {
 // DeferError asks the engine to put a request back in the frontier and not
 // to hand its authority out before Until.
 type DeferError struct {
-	// Until is the earliest time to try the request again.
+	// Until is the earliest time to try the request again, on the system
+	// clock: the frontier and the pacer wait on it. A stage that keeps
+	// the crawl's own clock (RobotsPolicy.Now, Retry.Now: WithClock in
+	// package crawler) measures the wait on that clock and adds it to
+	// time.Now (see systemTime), so that a clock set apart from the
+	// system's never strands a request.
 	Until time.Time
 	// Reason says why, for logs and stats: "pacing", "robots-pending",
 	// "robots-unreachable", "retry".
@@ -150,3 +155,13 @@ func (e *DeferError) Error() string {
 }
 
 func (e *DeferError) Unwrap() error { return e.Err }
+
+// systemNow is the system clock that DeferError.Until is given in (a
+// test of this package may stand its fake clock in for it).
+var systemNow = time.Now
+
+// systemTime turns t, read on clock, into the same moment on the system
+// clock: the time a DeferError's Until is given in.
+func systemTime(clock func() time.Time, t time.Time) time.Time {
+	return systemNow().Add(t.Sub(clock()))
+}

@@ -108,7 +108,7 @@ func (r *Retry) deferral(req *frontier.Request, status int, retryAfter string, e
 		r.Logger.Warn("request failed: retrying", append(attrs, "wait", wait, "next_try", t.Add(wait).UTC())...)
 	}
 	req.Attempt++
-	return &DeferError{Until: t.Add(wait), Reason: "retry", Status: status, RetryAfter: retryAfter, Err: err}
+	return &DeferError{Until: systemNow().Add(wait), Reason: "retry", Status: status, RetryAfter: retryAfter, Err: err}
 }
 
 // warn logs a request whose tries are spent.

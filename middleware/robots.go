@@ -296,7 +296,7 @@ func (r *Robots) admit(ctx context.Context, req *frontier.Request, background bo
 	case d.Allowed:
 		return nil
 	case d.Pending:
-		return &DeferError{Until: e.RetryAt, Reason: "robots-unreachable", Status: e.Status}
+		return &DeferError{Until: systemTime(r.policy.Now, e.RetryAt), Reason: "robots-unreachable", Status: e.Status}
 	}
 	return d.Record(req)
 }
@@ -354,7 +354,7 @@ func (r *Robots) entry(ctx context.Context, authority string, seq uint64, backgr
 		if usable(e) && !background {
 			return e, nil // a refetch is under way; the stale copy is still the best knowledge
 		}
-		return nil, &DeferError{Until: now.Add(pendingFor(now.Sub(since))), Reason: "robots-pending"}
+		return nil, &DeferError{Until: systemNow().Add(pendingFor(now.Sub(since))), Reason: "robots-pending"}
 	}
 	r.fetching[authority] = now
 	r.mu.Unlock()
@@ -377,7 +377,7 @@ func (r *Robots) entry(ctx context.Context, authority string, seq uint64, backgr
 	// The authority's requests wait for the file, even with a stale copy
 	// at hand: they would otherwise take the authority's slot, one after
 	// the other, from the fetch that refreshes it.
-	return nil, &DeferError{Until: now.Add(pendingWait), Reason: "robots-pending"}
+	return nil, &DeferError{Until: systemNow().Add(pendingWait), Reason: "robots-pending"}
 }
 
 // refreshWhenReady is refresh for the pool: when the authority is not
@@ -393,10 +393,9 @@ func (r *Robots) refreshWhenReady(ctx context.Context, authority string, e *Robo
 		r.mu.Lock()
 		r.fetching[authority] = r.policy.Now()
 		r.mu.Unlock()
-		// Waits are measured on the policy's clock and slept in real
-		// time, a second at most at once, so a test clock cannot strand
-		// the fetch.
-		wait := min(max(de.Until.Sub(r.policy.Now()), pendingWait), time.Second)
+		// A deferral's Until is on the system clock; the wait is slept a
+		// second at most at once.
+		wait := min(max(de.Until.Sub(systemNow()), pendingWait), time.Second)
 		if SleepUntil(ctx, time.Now().Add(wait)) != nil {
 			r.mu.Lock()
 			delete(r.fetching, authority)
@@ -584,9 +583,9 @@ func FetchRobots(ctx context.Context, fetch Fetcher, robotsURL string, maxRedire
 			if hop == 0 {
 				return nil, err
 			}
-			until := de.Until
-			if !until.After(now()) {
-				until = now().Add(pendingWait)
+			until := de.Until // on the system clock, like every deferral's
+			if !until.After(systemNow()) {
+				until = systemNow().Add(pendingWait)
 			}
 			if werr := SleepUntil(ctx, until); werr != nil {
 				return nil, werr

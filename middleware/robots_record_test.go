@@ -141,6 +141,7 @@ func TestRobotsRecordRoundTrip(t *testing.T) {
 
 func TestRobotsRecordGiveUpClockContinues(t *testing.T) {
 	clk := newFakeClock()
+	standInForTheSystemClock(t, clk.Now)
 	policy := RobotsPolicy{Agent: "HeedBot", Now: clk.Now, RetryBase: time.Second, RetryMax: 4 * time.Second, GiveUpAfter: 10 * time.Second}
 	web := &fakeWeb{replies: map[string][]reply{"http://a.test/robots.txt": {{status: 503}}}}
 	var s saved
@@ -187,6 +188,7 @@ func TestRobotsRecordGiveUpClockContinues(t *testing.T) {
 
 func TestRobotsRecordRetryWaitsAcrossRestart(t *testing.T) {
 	clk := newFakeClock()
+	standInForTheSystemClock(t, clk.Now)
 	web := &fakeWeb{replies: map[string][]reply{"http://a.test/robots.txt": {{status: 503}}}}
 	var s saved
 	first := NewRobots(web, RobotsPolicy{Agent: "HeedBot", Now: clk.Now, RetryBase: 30 * time.Second, Save: s.save})

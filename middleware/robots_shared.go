@@ -69,7 +69,7 @@ func (r *Robots) sharedEntry(ctx context.Context, authority string, e *RobotsEnt
 		if e != nil && e.State != RobotsUnreachable {
 			return e, nil // the stale copy is still the best knowledge
 		}
-		return nil, &DeferError{Until: now.Add(sharedPendingWait), Reason: "robots-pending"}
+		return nil, &DeferError{Until: systemNow().Add(sharedPendingWait), Reason: "robots-pending"}
 	}
 	unlock := func() {
 		if err := sh.UnlockRobots(context.WithoutCancel(ctx), authority); err != nil && r.policy.Logger != nil {
@@ -144,5 +144,5 @@ func (r *Robots) sharedFailed(ctx context.Context, authority string, e *RobotsEn
 	if e != nil && e.State != RobotsUnreachable {
 		return e, nil
 	}
-	return nil, &DeferError{Until: r.policy.Now().Add(sharedUnavailableWait), Reason: "robots-store-unavailable"}
+	return nil, &DeferError{Until: systemNow().Add(sharedUnavailableWait), Reason: "robots-store-unavailable"}
 }

@@ -233,6 +233,7 @@ func okFetcher() Fetcher {
 
 func TestRobotsUnreachableRetriesThenGivesUp(t *testing.T) {
 	clk := newFakeClock()
+	standInForTheSystemClock(t, clk.Now)
 	web := &fakeWeb{replies: map[string][]reply{"http://a.test/robots.txt": {{status: 503}}}}
 	rs := NewRobots(web, RobotsPolicy{Agent: "HeedBot", Now: clk.Now, RetryBase: time.Second, RetryMax: 4 * time.Second, GiveUpAfter: 10 * time.Second})
 	f := rs.Stage()(okFetcher())
@@ -275,6 +276,7 @@ func TestRobotsUnreachableRetriesThenGivesUp(t *testing.T) {
 
 func TestRobotsRecoversAfter503(t *testing.T) {
 	clk := newFakeClock()
+	standInForTheSystemClock(t, clk.Now)
 	web := &fakeWeb{replies: map[string][]reply{"http://a.test/robots.txt": {{status: 503}, {status: 503}, {status: 200, body: "User-agent: *\nDisallow: /nope/\n"}}}}
 	rs := NewRobots(web, RobotsPolicy{Agent: "HeedBot", Now: clk.Now})
 	f := rs.Stage()(okFetcher())

@@ -119,6 +119,7 @@ func TestBudget(t *testing.T) {
 func TestRetry(t *testing.T) {
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	r := &Retry{MaxRetries: 2, Statuses: []int{503, 429}, Base: time.Second, Max: 10 * time.Second, Now: func() time.Time { return now }}
+	standInForTheSystemClock(t, r.Now)
 	answer := func(status int, retryAfter string, err error) Fetcher {
 		return FetcherFunc(func(_ context.Context, req *frontier.Request) (*Response, error) {
 			if err != nil {
@@ -216,4 +217,14 @@ func TestPolitenessStage(t *testing.T) {
 			t.Fatalf("released %+v", p.released)
 		}
 	})
+}
+
+// standInForTheSystemClock makes clock the system clock that deferrals
+// are given in (systemNow) for the test, so that a test on a fake clock
+// reads a deferral's Until on that clock.
+func standInForTheSystemClock(t *testing.T, clock func() time.Time) {
+	t.Helper()
+	saved := systemNow
+	systemNow = clock
+	t.Cleanup(func() { systemNow = saved })
 }
