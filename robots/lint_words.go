@@ -3,6 +3,8 @@ package robots
 import (
 	"net/url"
 	"strings"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // sensitiveWords are path words that tell a reader of robots.txt where
@@ -58,30 +60,9 @@ func closestField(name string) field {
 	n := strings.ToLower(name)
 	best, bestDist := fieldUnknown, 3
 	for _, f := range []field{fieldUserAgent, fieldAllow, fieldDisallow, fieldCrawlDelay, fieldSitemap, fieldContentUsage} {
-		if d := editDistance(n, strings.ToLower(f.canonicalName())); d < bestDist {
+		if d := levenshtein.ComputeDistance(n, strings.ToLower(f.canonicalName())); d < bestDist {
 			best, bestDist = f, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between two short strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
