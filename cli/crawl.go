@@ -271,7 +271,7 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	if err != nil {
 		return err
 	}
-	if sum.Interrupted && (jobstate.InfoOf(sum) == nil || !jobstate.InfoOf(sum).Job.Complete) {
+	if sum.Interrupted && (jobstate.InfoOf(sum.Backend) == nil || !jobstate.InfoOf(sum.Backend).Job.Complete) {
 		return &exitError{code: 130}
 	}
 	if sum.NothingFetched != nil {
@@ -339,9 +339,9 @@ func (f *crawlFlags) checkOutputs() error {
 // printSummary says how the crawl ended, then its counts and files.
 func (f *crawlFlags) printSummary(w io.Writer, sum crawler.Summary) {
 	switch {
-	case jobstate.InfoOf(sum) != nil:
+	case jobstate.InfoOf(sum.Backend) != nil:
 		stateOutcome(w, f.state, sum)
-	case fleet.SummaryOf(sum) != nil && sum.Interrupted:
+	case fleet.SummaryOf(sum.Backend) != nil && sum.Interrupted:
 		fmt.Fprintln(w, "process stopped: its requests in flight finished; the URLs still queued stay queued for the other processes")
 	case sum.Interrupted:
 		fmt.Fprintln(w, "crawl interrupted: URLs still queued are in the skip log as interrupted")
@@ -354,8 +354,8 @@ func (f *crawlFlags) printSummary(w io.Writer, sum crawler.Summary) {
 	sum.Stats.Format(w)
 	sum.Skipped.Format(w)
 	sum.Sitemaps.Format(w)
-	if fleet.SummaryOf(sum) != nil {
-		fleet.SummaryOf(sum).Format(w)
+	if fleet.SummaryOf(sum.Backend) != nil {
+		fleet.SummaryOf(sum.Backend).Format(w)
 	}
 	if p := f.skipLogPath(); p != "" {
 		fmt.Fprintf(w, "skip log: %s\n", p)
@@ -388,7 +388,7 @@ func (f *crawlFlags) lost(sum crawler.Summary, feed *guardedFeed) error {
 // stateOutcome says how a crawl with --state ended: complete, or paused
 // and how to resume it.
 func stateOutcome(w io.Writer, dir string, sum crawler.Summary) {
-	st := jobstate.InfoOf(sum)
+	st := jobstate.InfoOf(sum.Backend)
 	switch {
 	case st.Job.Complete && st.WasComplete && st.Fetched == 0:
 		fmt.Fprintf(w, "crawl already complete: nothing left to do (state %s, %d runs)\n", dir, st.Job.Runs)

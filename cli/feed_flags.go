@@ -127,7 +127,7 @@ type skippedDoc struct {
 
 // outcome names how the crawl ended, as the summary's first line says.
 func outcome(sum crawler.Summary) string {
-	if st := jobstate.InfoOf(sum); st != nil {
+	if st := jobstate.InfoOf(sum.Backend); st != nil {
 		switch {
 		case st.Job.Complete:
 			return "complete"
@@ -138,7 +138,7 @@ func outcome(sum crawler.Summary) string {
 		}
 	}
 	switch {
-	case fleet.SummaryOf(sum) != nil && sum.Interrupted:
+	case fleet.SummaryOf(sum.Backend) != nil && sum.Interrupted:
 		return "process-stopped"
 	case sum.Interrupted:
 		return "interrupted"
@@ -156,7 +156,7 @@ func (f *crawlFlags) writeSummaryJSON(sum crawler.Summary) error {
 		return nil
 	}
 	doc := summaryDoc{
-		Outcome: outcome(sum), Stats: sum.Stats, Sitemaps: sum.Sitemaps, Fleet: fleet.SummaryOf(sum),
+		Outcome: outcome(sum), Stats: sum.Stats, Sitemaps: sum.Sitemaps, Fleet: fleet.SummaryOf(sum.Backend),
 		Skipped: skippedDoc{Total: sum.Skipped.Total, Failed: sum.Skipped.Failed,
 			ByReason: sum.Skipped.ByReason, ByAuthority: sum.Skipped.ByAuthority},
 		SkipLog: f.skipLogPath(), Items: f.out, TLSUnverified: f.insecure,

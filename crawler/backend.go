@@ -1,16 +1,13 @@
 package crawler
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
@@ -18,236 +15,38 @@ import (
 	"github.com/heedcrawl/heed/stats"
 )
 
-// Backend keeps a crawl's job: its frontier, the pacing of its
-// authorities, what it learns of robots.txt, its skip log, and what a stop
-// means. The engine runs the same loop whatever the backend: it asks the
-// backend's Session for those parts and has no branch for any mode.
-//
-// heed has three. Memory, the default, keeps everything in this process,
-// and a cancelled crawl drains its queue into the skip log. Package
-// jobstate keeps the job on local disk: a cancel pauses it and the next run
-// resumes it. Package fleet shares one crawl through Redis among several
-// processes: a process that stops leaves its queue to the others. A
-// program links only the backends it imports, as database/sql links only
-// its drivers; choose one with WithBackend.
-type Backend interface {
-	// Check refuses settings the backend cannot honour (New returns its
-	// error), before anything is opened. The job has no seeds yet.
-	Check(j *Job) error
-	// Open begins one run of the job. Run calls it once, with the run's
-	// context, before anything is fetched, and ends the session with
-	// Finish and Close whatever happens. ctx bounds the opening only: a
-	// backend whose store does not answer gives up when the run is
-	// cancelled; work that outlives the opening starts in Session.Start.
-	Open(ctx context.Context, j *Job) (Session, error)
-}
+// jobEngine is the run as its backend's backend.Engine.
+type jobEngine run
 
-// Session is one run of a job in its backend, in the order the engine
-// uses it: Pacer and Frontier while it wires the run, Chain, then Start
-// before the seeds are queued; Accounted, Record and Count while it
-// crawls; Stop, Finish and Close at the end. Record, Accounted and Count
-// are called by the workers concurrently.
-type Session interface {
-	// Pacer paces the run's requests: the frontier's gate, the politeness
-	// stage's slots, the Crawl-delay from robots.txt.
-	Pacer() Pacer
-	// Frontier is the job's queue, opened with Job.Frontier and gated by
-	// Pacer.
-	Frontier() frontier.Frontier
-	// Chain lets the backend keep what the chain's stages learn: a store
-	// for the robots stage's fetches (RobotsPolicy.Shared, .Save), the
-	// budget's admissions (Budget.Save).
-	Chain(robots *middleware.RobotsPolicy, budget *middleware.Budget)
-	// Start is called once the run is wired, before the seeds are
-	// queued, with the run's context: a backend restores what earlier
-	// runs stored (Job.Resume) and starts its background work.
-	Start(ctx context.Context) error
-
-	// Accounted reports whether a request the frontier handed out was
-	// accounted for by an earlier run (it was in flight at a crash and
-	// its record had been written): the engine then ends it unfetched.
-	Accounted(req *frontier.Request) bool
-	// Record writes a skip-log record to the job's skip log. It returns
-	// false for a URL the job has a record for already, which the engine
-	// then does not count again.
-	Record(rec *skiplog.Record) bool
-	// Count is told of every event the crawl counts.
-	Count(e Event)
-
-	// Stop says what becomes of the URLs still queued when the run is
-	// interrupted.
-	Stop() StopPolicy
-	// Finish ends the run once the workers are done (the frontier is
-	// still open): the backend stores its last state and completes the
-	// summary (Skipped, Backend). Its error fails Run.
-	Finish(sum *Summary) error
-	// Close releases the session, after the frontier is closed.
-	Close() error
-}
-
-// Pacer is what a run needs of its pacer: the frontier's gate, the
-// politeness stage's slots, and the Crawl-delay from robots.txt.
-// politeness.Pacer is one; package fleet's is another.
-type Pacer interface {
-	frontier.Gate
-	middleware.Pacer
-	SetCrawlDelay(authority string, d time.Duration) error
-}
-
-// StopPolicy is what a backend does with the URLs still queued when a run
-// is interrupted.
-type StopPolicy int
-
-const (
-	// Drain accounts for every URL still queued in the skip log
-	// (interrupted, or robots-unreachable for an authority whose
-	// robots.txt is unreachable): the crawl of one process.
-	Drain StopPolicy = iota
-	// Pause keeps them queued for the next run of the job.
-	Pause
-	// Leave leaves them to the other processes of a shared crawl.
-	Leave
-)
-
-// EventKind says what an Event counts.
-type EventKind int
-
-const (
-	// Fetched: a response was downloaded (Authority, Status, Bytes, and
-	// the leased Request it answers). The request's lease ends after it.
-	Fetched EventKind = iota + 1
-	// Skipped: a skip-log record was written (Authority, Reason).
-	Skipped
-	// RobotsFetched: a robots.txt was fetched (Authority, Robots: its
-	// state, "available", "unavailable" or "unreachable").
-	RobotsFetched
-)
-
-// Event is one thing the crawl counts, as a backend hears of it.
-type Event struct {
-	Kind      EventKind
-	Authority string
-	Status    int
-	Bytes     int
-	Reason    skiplog.Reason
-	Robots    string
-	// Request is the frontier's request a Fetched event is about, so
-	// that a backend can write the count with the request's lease end
-	// (package fleet does); nil for the other kinds.
-	Request *frontier.Request
-}
-
-// BackendSummary is a backend's own account of the job at the end of a
-// run: Summary.Backend, nil for Memory. Its concrete type is the
-// backend's (package jobstate's, package fleet's).
-type BackendSummary interface {
-	// Complete says nothing of the job is left: no URL queued or in
-	// flight anywhere.
-	Complete() bool
-	// Format writes the account in a few lines.
-	Format(w io.Writer) error
-}
-
-// Job is a run as its backend sees it: the crawl's settings, and the few
-// engine calls a backend makes.
-type Job struct {
-	// Agent is the crawl's product token; Seeds the run's seeds (nil in
-	// Check).
-	Agent string
-	Seeds []string
-	// Scope describes the options that decide which URLs belong to the
-	// crawl (allowed domains, include and exclude patterns, the maximum
-	// depth, sitemap sources and scope), one "name=value" line each in a
-	// fixed order: a backend that keeps a job across runs compares it, so
-	// that another command never silently takes over the job.
-	Scope []string
-	// Pacing are the politeness options the crawl's settings make (floor,
-	// concurrency, Crawl-delay cap, logger, start log), for the backend's
-	// pacer.
-	Pacing []politeness.Option
-	// Frontier are the options of the job's frontier: the engine's
-	// admission, the order, the leases per authority. The backend adds its
-	// pacer as the gate.
-	Frontier []frontier.Option
-	// Check is the side-effect-free part of the admission in Frontier
-	// (nil in Check): the scope check, and a refusal of the links only the
-	// admission may record. A frontier that asks it first may queue what
-	// it passes without the admission (redisfrontier.WithCheck); what it
-	// refuses must still go to the admission, which refuses it too.
-	Check func(*frontier.Request) error
-	// Timeout is the timeout of one request.
-	Timeout time.Duration
-	// SkipLog is where WithSkipLog writes the skip log; nil without it.
-	SkipLog io.Writer
-	// Budget says a page budget is set (WithMaxPages,
-	// WithMaxPagesPerHost).
-	Budget bool
-	// Logger is the crawl's logger; Now its clock (WithClock).
-	Logger *slog.Logger
-	Now    func() time.Time
-
-	r *run // nil in Check
-}
-
-// Saved is what earlier runs of a job stored, for Job.Resume.
-type Saved struct {
-	// Runs counts the job's runs, this one included.
-	Runs int
-	// Stats is the statistics last stored; nil before the first.
-	Stats *stats.Snapshot
-	// Skips counts the job's skip-log records, of every run.
-	Skips skiplog.Summary
-	// Robots are the robots.txt records stored.
-	Robots []*middleware.RobotsRecord
-	// Budget are the budget's admissions: Seq to authority.
-	Budget map[uint64]string
-}
-
-// Resume takes back what earlier runs of the job stored, before the seeds
-// are queued: each robots.txt record is restored (the file is not fetched
-// again before its max age, and an unreachable one keeps its give-up
-// clock; a record that cannot be used is logged and the file fetched
-// again), then the budget and the statistics. It returns the restored
-// entries, whose Crawl-delay the backend's pacer needs.
-func (j *Job) Resume(s *Saved) []*middleware.RobotsEntry {
-	r := j.r
+func (e *jobEngine) Resume(s *backend.Saved) []*middleware.RobotsEntry {
 	var restored []*middleware.RobotsEntry
 	for _, rec := range s.Robots {
-		e, err := r.robots.Restore(rec)
+		en, err := e.robots.Restore(rec)
 		if err != nil {
-			r.cfg.logger.Warn("robots.txt record not restored", "authority", rec.Authority, "error", err)
+			e.cfg.logger.Warn("robots.txt record not restored", "authority", rec.Authority, "error", err)
 			continue
 		}
-		restored = append(restored, e)
+		restored = append(restored, en)
 	}
-	r.budget.Restore(s.Budget)
-	r.stats.Restore(s.Stats, s.Skips, s.Runs)
-	for _, e := range restored {
-		r.stats.RobotsRestored(e)
+	e.budget.Restore(s.Budget)
+	e.stats.Restore(s.Stats, s.Skips, s.Runs)
+	for _, en := range restored {
+		e.stats.RobotsRestored(en)
 	}
 	return restored
 }
 
-// Discover queues the sitemaps a robots.txt entry lists, as when it was
-// fetched (when the crawl reads sitemaps): a resumed job does it for its
-// restored entries, since a crash between a record and those pushes would
-// lose them. Pushing them again costs a duplicate each.
-func (j *Job) Discover(e *middleware.RobotsEntry) { j.r.maps.Discover(j.r.work, e) }
+func (e *jobEngine) Discover(en *middleware.RobotsEntry) { e.maps.Discover(e.work, en) }
+func (e *jobEngine) Snapshot() stats.Snapshot            { return e.stats.Snapshot() }
 
-// Snapshot returns the run's statistics now.
-func (j *Job) Snapshot() stats.Snapshot { return j.r.stats.Snapshot() }
-
-// WithBackend keeps the crawl's job in b instead of in memory: package
-// jobstate's for a job that survives pauses and crashes, package fleet's
-// for one crawl shared by several processes. A crawl has one backend;
-// WithFrontier is the in-memory backend with another frontier.
-func WithBackend(b Backend) Option { return func(c *config) { c.backends = append(c.backends, b) } }
-
-// ErrNotQueued is wrapped by the error of a Push a backend gave up on
-// while the process was stopping (its store unreachable): the URL was not
-// queued, and the engine skip-logs it as interrupted so that it is still
-// accounted for.
-var ErrNotQueued = errors.New("not queued while the process stopped")
+// WithBackend keeps the crawl's job in b instead of in memory (package
+// backend has the seam): package jobstate's for a job that survives pauses
+// and crashes, package fleet's for one crawl shared by several processes.
+// A crawl has one backend; WithFrontier is the in-memory backend with
+// another frontier.
+func WithBackend(b backend.Backend) Option {
+	return func(c *config) { c.backends = append(c.backends, b) }
+}
 
 // errRecorded is the admission error of a URL the scope check refused:
 // the admission wrote its skip record already, before the frontier marked
@@ -255,10 +54,10 @@ var ErrNotQueued = errors.New("not queued while the process stopped")
 var errRecorded = errors.New("crawler: refused by the scope check, recorded")
 
 // backend returns the crawl's one backend, Memory by default.
-func (c *config) backend() (Backend, error) {
+func (c *config) backend() (backend.Backend, error) {
 	switch len(c.backends) {
 	case 0:
-		return memoryBackend{front: c.frontier}, nil
+		return backend.Memory{Frontier: c.frontier}, nil
 	case 1:
 		if c.frontier != nil {
 			return nil, errors.New("crawler: WithFrontier and WithBackend: a crawl has one backend, and the backend's frontier")
@@ -269,11 +68,11 @@ func (c *config) backend() (Backend, error) {
 }
 
 // job makes the Job of a run (r nil for New's Check).
-func (c *Crawler) job(seeds []string, r *run) *Job {
+func (c *Crawler) job(seeds []string, r *run) *backend.Job {
 	cfg := &c.cfg
-	j := &Job{
+	j := &backend.Job{
 		Agent: c.agent, Seeds: seeds, Scope: cfg.scopeSpec(), Timeout: cfg.timeout, SkipLog: cfg.skipOut,
-		Budget: cfg.maxPages > 0 || cfg.maxPerHost > 0, Logger: cfg.logger, Now: cfg.now, r: r,
+		Budget: cfg.maxPages > 0 || cfg.maxPerHost > 0, Logger: cfg.logger, Now: cfg.now,
 		Pacing: []politeness.Option{
 			politeness.WithFloor(cfg.floor),
 			politeness.WithConcurrency(cfg.perHost),
@@ -291,6 +90,7 @@ func (c *Crawler) job(seeds []string, r *run) *Job {
 		j.Pacing = append(j.Pacing, politeness.WithAutoThrottle(*cfg.autoThrottle))
 	}
 	if r != nil {
+		j.Engine = (*jobEngine)(r)
 		j.Frontier = append(j.Frontier, frontier.WithAdmit(r.links.Admission(r.admit, errRecorded)))
 		j.Check = r.check
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/internal/testweb"
 )
@@ -18,12 +19,12 @@ type runKey struct{}
 // openRecorder is the in-memory backend, keeping the context its Open
 // was given.
 type openRecorder struct {
-	crawler.Backend
+	backend.Backend
 	mu  sync.Mutex
 	ctx context.Context
 }
 
-func (b *openRecorder) Open(ctx context.Context, j *crawler.Job) (crawler.Session, error) {
+func (b *openRecorder) Open(ctx context.Context, j *backend.Job) (backend.Session, error) {
 	b.mu.Lock()
 	b.ctx = ctx
 	b.mu.Unlock()
@@ -35,7 +36,7 @@ func (b *openRecorder) Open(ctx context.Context, j *crawler.Job) (crawler.Sessio
 // when Run's does.
 func TestBackendOpenGetsTheRunsContext(t *testing.T) {
 	site := startGenerated(t, testweb.Generated{Hosts: 1, PagesPerHost: 3, PageBytes: 256, LinksPerPage: 1, Seed: 1})
-	b := &openRecorder{Backend: crawler.Memory()}
+	b := &openRecorder{Backend: backend.Memory{}}
 	c, err := crawler.New("HeedBot", append(siteOptions(site), crawler.WithBackend(b))...)
 	if err != nil {
 		t.Fatal(err)

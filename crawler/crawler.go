@@ -30,18 +30,16 @@
 //
 // # Backends
 //
-// Where the job lives is the Backend's business, behind one seam
-// (Backend, Session): the engine asks it for the frontier, the pacer, a
-// store for what the robots stage learns, the skip log, counted events,
-// what a stop means and its part of the summary, and has no branch for
-// any mode. The default, Memory, keeps everything in this process.
-// Package jobstate keeps a job that runs for hours or days on disk (a
-// cancelled crawl pauses, a killed one loses nothing queued, and running
-// it again resumes it); package fleet shares one crawl among several
-// processes through Redis. A program links only the backends it imports.
-// The sitemap inventory, which reads sitemaps and decides robots.txt
-// without crawling, is package inventory, configured by the same Options
-// (ResolveSettings).
+// Where the job lives is a backend's business, behind package backend's
+// seam: the engine asks it for the frontier, the pacer, a store for what
+// the robots stage learns, the skip log, counted events, what a stop means
+// and its part of the summary, and has no branch for any mode. The
+// default, backend.Memory, keeps everything in this process; package
+// jobstate keeps a job on disk (a cancelled crawl pauses, running it again
+// resumes it), package fleet shares one crawl among processes through
+// Redis (WithBackend). The sitemap inventory, which reads sitemaps and
+// decides robots.txt without crawling, is package inventory, configured by
+// the same Options (ResolveSettings).
 //
 // The crawler wires; the packages decide. robots.txt verdicts come from
 // heed's robots package through the middleware's robots stage, pacing from
@@ -92,6 +90,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/download"
 	"github.com/heedcrawl/heed/frontier"
@@ -213,7 +212,7 @@ type Summary struct {
 	// Stats and Skipped above then count every run of the job), package
 	// fleet's gives the whole crawl's counts (Stats and Skipped above are
 	// this process's). Nil for the in-memory default.
-	Backend BackendSummary
+	Backend backend.Summary
 	// NothingFetched is set when the crawl ran to its end without
 	// fetching a single page although it tried: every URL failed (see
 	// NothingFetched). Nil otherwise, a crawl that robots.txt or its
@@ -249,9 +248,9 @@ type run struct {
 	c      *Crawler
 	cfg    *config
 	stats  *stats.Collector
-	sess   Session // the job's backend's side of the run (backend.go)
+	sess   backend.Session // the job's backend's side of the run
 	front  frontier.Frontier
-	pace   Pacer
+	pace   backend.Pacer
 	robots *middleware.Robots
 	scope  *middleware.Scope
 	chain  middleware.Fetcher
@@ -352,7 +351,7 @@ func (c *Crawler) wire(ctx context.Context, seeds []string) (*run, error) {
 // counts the outcome.
 func (r *run) robotsFetched(e *middleware.RobotsEntry) {
 	r.stats.RobotsFetched(e)
-	r.sess.Count(Event{Kind: RobotsFetched, Authority: e.Authority, Robots: e.State.String()})
+	r.sess.Count(backend.Event{Kind: backend.RobotsFetched, Authority: e.Authority, Robots: e.State.String()})
 	r.applyCrawlDelay(e)
 	r.maps.Discover(r.work, e)
 }
@@ -412,14 +411,15 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	interrupted := ctx.Err() != nil
 	// Only a crawl of this process alone drains its queue: a job that
 	// pauses keeps it, a process of a shared crawl leaves it to the others.
-	if interrupted && r.sess.Stop() == Drain {
+	if interrupted && r.sess.Stop() == backend.Drain {
 		r.drain(work)
 	}
 	r.stats.Finish()
 	r.items.Report()
 	ierr := r.items.Close()
-	sum := Summary{Stats: r.stats.Snapshot(), Sitemaps: r.maps.Stats(), Interrupted: interrupted}
-	berr := r.sess.Finish(&sum)
+	res := backend.Result{Stats: r.stats.Snapshot()}
+	berr := r.sess.Finish(&res)
+	sum := Summary{Stats: res.Stats, Skipped: res.Skipped, Backend: res.Summary, Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	sum.NothingFetched = nothingFetched(&sum, r.fails.First())
 	r.c.hooks.finished(r.c, sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
@@ -519,7 +519,7 @@ func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 func (r *run) fetched(req *frontier.Request, status, bytes int) {
 	authority := req.Authority()
 	r.stats.Fetched(authority, status, bytes)
-	r.sess.Count(Event{Kind: Fetched, Authority: authority, Status: status, Bytes: bytes, Request: req})
+	r.sess.Count(backend.Event{Kind: backend.Fetched, Authority: authority, Status: status, Bytes: bytes, Request: req})
 }
 
 // enqueue pushes a discovered request, accounts for the outcome and
@@ -547,7 +547,7 @@ func (r *run) pushed(req *frontier.Request, res frontier.PushResult, err error) 
 			if err != nil {
 				rec.Err = err.Error()
 			}
-			if errors.Is(err, frontier.ErrClosed) || errors.Is(err, ErrNotQueued) {
+			if errors.Is(err, frontier.ErrClosed) || errors.Is(err, backend.ErrNotQueued) {
 				rec.Reason = skiplog.Interrupted
 			}
 		}
@@ -572,7 +572,7 @@ func (r *run) skip(rec *skiplog.Record) {
 	}
 	r.stats.Skipped(rec)
 	r.fails.Saw(rec)
-	r.sess.Count(Event{Kind: Skipped, Authority: rec.Authority, Reason: rec.Reason})
+	r.sess.Count(backend.Event{Kind: backend.Skipped, Authority: rec.Authority, Reason: rec.Reason})
 	r.c.hooks.skipped(rec)
 }
 

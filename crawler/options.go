@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/download"
 	"github.com/heedcrawl/heed/frontier"
@@ -54,7 +55,7 @@ type config struct {
 
 	frontier  frontier.Frontier
 	order     frontier.Order
-	backends  []Backend // see backend.go
+	backends  []backend.Backend // see backend.go
 	transport http.RoundTripper
 	headers   http.Header // see headers.go
 	// The developer's loop (cache.go): the HTTP cache, AutoThrottle and

@@ -91,9 +91,9 @@ func TestPageCountRidesWithLeaseEnd(t *testing.T) {
 	if want := int64(len(site.Expected("HeedBot").Fetched)); pages != want {
 		t.Errorf("the processes fetched %d pages, the oracle expects %d", pages, want)
 	}
-	last := fleet.SummaryOf(sums[0])
+	last := fleet.SummaryOf(sums[0].Backend)
 	if sums[1].Stats.Finished.After(sums[0].Stats.Finished) {
-		last = fleet.SummaryOf(sums[1])
+		last = fleet.SummaryOf(sums[1].Backend)
 	}
 	if last == nil || last.Pages != pages || !last.Done {
 		t.Errorf("crawl-wide summary %+v; want %d pages, complete", last, pages)

@@ -64,7 +64,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
 	"github.com/heedcrawl/heed/middleware"
@@ -125,7 +125,7 @@ func New(rdb redis.UniversalClient, crawlID string, opts ...Option) (*Fleet, err
 }
 
 // Check refuses a page budget, which would be per process.
-func (b *Fleet) Check(j *crawler.Job) error {
+func (b *Fleet) Check(j *backend.Job) error {
 	if j.Budget {
 		return errors.New("fleet: a page budget (WithMaxPages, WithMaxPagesPerHost) is per process and cannot be shared through Redis")
 	}
@@ -136,7 +136,7 @@ func (b *Fleet) Check(j *crawler.Job) error {
 // frontier. Reading the crawl's settings in Redis waits while Redis is
 // unreachable, at most the store's retry budget, and never past the end
 // of ctx, the run's.
-func (b *Fleet) Open(ctx context.Context, j *crawler.Job) (crawler.Session, error) {
+func (b *Fleet) Open(ctx context.Context, j *backend.Job) (backend.Session, error) {
 	return openFleet(ctx, b.cfg, j)
 }
 
@@ -182,11 +182,11 @@ var crawlIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
 func Prefix(crawlID string) string { return "heed:" + crawlID + ":" }
 
 // fleet is a run's side of a shared crawl: the store and what is made
-// from it. It is the run's crawler.Session.
+// from it. It is the run's backend.Session.
 type fleet struct {
 	cfg      *config
-	j        *crawler.Job
-	skips    *crawler.SkipLog
+	j        *backend.Job
+	skips    *backend.SkipLog
 	log      *slog.Logger
 	store    *redisstore.Store
 	pacer    *redispacer.Pacer
@@ -210,7 +210,7 @@ type fleet struct {
 }
 
 // openFleet makes the store, the pacer and the frontier.
-func openFleet(ctx context.Context, rc *config, j *crawler.Job) (*fleet, error) {
+func openFleet(ctx context.Context, rc *config, j *backend.Job) (*fleet, error) {
 	log := rc.logger
 	if log == nil {
 		log = j.Logger
@@ -228,7 +228,7 @@ func openFleet(ctx context.Context, rc *config, j *crawler.Job) (*fleet, error) 
 	if err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	f := &fleet{cfg: rc, j: j, log: log, store: store, pacer: pacer, skips: crawler.NewSkipLog(j),
+	f := &fleet{cfg: rc, j: j, log: log, store: store, pacer: pacer, skips: backend.NewSkipLog(j),
 		robots: redisstore.NewRobotsCache(store), stop: make(chan struct{})}
 	f.counters = newFleetCounters(redisstore.NewCounters(store), f)
 	// Opening reads the crawl's settings in Redis: the wait ends with the
@@ -260,7 +260,7 @@ func openFleet(ctx context.Context, rc *config, j *crawler.Job) (*fleet, error) 
 }
 
 // Pacer is the fleet-wide pacer, as the crawl uses it (fleetPacer).
-func (f *fleet) Pacer() crawler.Pacer { return fleetPacer{Pacer: f.pacer, fl: f} }
+func (f *fleet) Pacer() backend.Pacer { return fleetPacer{Pacer: f.pacer, fl: f} }
 
 // Frontier is the crawl's frontier in Redis, waiting out Redis outages.
 func (f *fleet) Frontier() frontier.Frontier { return f.wrapped }
@@ -280,29 +280,29 @@ func (f *fleet) Accounted(*frontier.Request) bool { return false }
 func (f *fleet) Record(rec *skiplog.Record) bool { return f.skips.Record(rec) }
 
 // Count adds the event to the crawl-wide counters.
-func (f *fleet) Count(e crawler.Event) {
+func (f *fleet) Count(e backend.Event) {
 	switch e.Kind {
-	case crawler.Fetched:
+	case backend.Fetched:
 		f.counters.fetched(e.Request, e.Authority, e.Status, e.Bytes)
-	case crawler.Skipped:
+	case backend.Skipped:
 		f.counters.skipped(e.Authority, e.Reason)
-	case crawler.RobotsFetched:
+	case backend.RobotsFetched:
 		f.counters.named(robotsCounter+e.Robots, 1)
 	}
 }
 
 // Stop leaves the queue to the other processes.
-func (f *fleet) Stop() crawler.StopPolicy { return crawler.Leave }
+func (f *fleet) Stop() backend.StopPolicy { return backend.Leave }
 
 // Finish stops the background work and reads the crawl-wide counts.
-func (f *fleet) Finish(sum *crawler.Summary) error {
+func (f *fleet) Finish(res *backend.Result) error {
 	f.close()
 	s := f.summary()
-	sum.Backend = s
+	res.Summary = s
 	if s.Done && s.Err == "" && (s.Pages > 0 || len(s.Skipped) > 0) {
 		f.finished(s)
 	}
-	return f.skips.Finish(sum)
+	return f.skips.Finish(res)
 }
 
 // Close stops the pacer's renewals (if Finish did not).
@@ -483,9 +483,10 @@ func (f *fleet) finished(s *Summary) {
 	}
 }
 
-// SummaryOf returns what a crawl's summary says of the whole shared crawl:
-// its Backend, when the crawl was one process of a fleet; nil otherwise.
-func SummaryOf(sum crawler.Summary) *Summary {
-	s, _ := sum.Backend.(*Summary)
-	return s
+// SummaryOf returns what a crawl's summary says of the whole shared crawl
+// (crawler.Summary.Backend), when the crawl was one process of a fleet;
+// nil otherwise.
+func SummaryOf(s backend.Summary) *Summary {
+	fs, _ := s.(*Summary)
+	return fs
 }

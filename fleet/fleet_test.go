@@ -123,9 +123,9 @@ func TestRedisScenarioTwoProcesses(t *testing.T) {
 	for _, s := range sums {
 		pages += s.Stats.Pages
 	}
-	last := fleet.SummaryOf(sums[0])
+	last := fleet.SummaryOf(sums[0].Backend)
 	if sums[1].Stats.Finished.After(sums[0].Stats.Finished) {
-		last = fleet.SummaryOf(sums[1])
+		last = fleet.SummaryOf(sums[1].Backend)
 	}
 	if last == nil || last.Err != "" || last.Pages != pages || !last.Done || last.CrawlID != id {
 		t.Errorf("fleet summary %+v; want %d pages, complete", last, pages)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/frontier/redisfrontier"
 	"github.com/heedcrawl/heed/politeness/redispacer"
@@ -50,7 +50,7 @@ func (w *fleetFrontier) Push(ctx context.Context, req *frontier.Request) (fronti
 		return err
 	})
 	if errors.Is(err, redisstore.ErrUnavailable) {
-		return frontier.Rejected, fmt.Errorf("%w: redis unavailable: %w", crawler.ErrNotQueued, err)
+		return frontier.Rejected, fmt.Errorf("%w: redis unavailable: %w", backend.ErrNotQueued, err)
 	}
 	return res, err
 }
@@ -73,7 +73,7 @@ func (w *fleetFrontier) PushBatch(ctx context.Context, reqs []*frontier.Request)
 		}
 		if (w.fl.isStopping() && attempt > 0) || w.fl.unavailable(ctx, "push", attempt, errs[again[0]]) != nil {
 			for _, i := range again {
-				res[i], errs[i] = frontier.Rejected, fmt.Errorf("%w: redis unavailable: %w", crawler.ErrNotQueued, errs[i])
+				res[i], errs[i] = frontier.Rejected, fmt.Errorf("%w: redis unavailable: %w", backend.ErrNotQueued, errs[i])
 			}
 			return res, errs
 		}

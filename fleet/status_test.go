@@ -106,8 +106,8 @@ func TestStatusFinishedAndClear(t *testing.T) {
 
 	close(release)
 	r := <-done
-	if r.err != nil || !fleet.SummaryOf(r.sum).Done {
-		t.Fatalf("the crawl: %v, %+v", r.err, fleet.SummaryOf(r.sum))
+	if r.err != nil || !fleet.SummaryOf(r.sum.Backend).Done {
+		t.Fatalf("the crawl: %v, %+v", r.err, fleet.SummaryOf(r.sum.Backend))
 	}
 	st, err := fleet.ReadStatus(ctx, rdb, id)
 	if err != nil {

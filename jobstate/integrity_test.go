@@ -145,7 +145,7 @@ func TestStateRefusesDamage(t *testing.T) {
 			defer cancel()
 			sum, err := c.Run(ctx, site.Seeds()...)
 			if err == nil {
-				t.Fatalf("a damaged state was resumed: %+v", jobstate.InfoOf(sum))
+				t.Fatalf("a damaged state was resumed: %+v", jobstate.InfoOf(sum.Backend))
 			}
 			t.Log(err)
 			for _, w := range tc.want {

@@ -23,7 +23,7 @@
 //
 // # The model
 //
-// The package is a crawler.Backend: Dir(dir) opens and locks a DirState
+// The package is a backend.Backend: Dir(dir) opens and locks a DirState
 // when the run begins, New(s) uses any State. State is the interface
 // behind it; DirState keeps it on local disk (the durable frontier of
 // package frontier/durable, on Pebble, holds the records beside the
@@ -65,7 +65,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
@@ -150,7 +150,7 @@ type Job struct {
 	// frontier's are exact, rebuilt from the skip log and the frontier.
 	Killed int `json:"killed,omitempty"`
 	// Agent is the job's product token; Seeds its seeds; Scope its scope
-	// options (crawler.Job.Scope). A run with another agent, other seeds
+	// options (backend.Job.Scope). A run with another agent, other seeds
 	// or another scope is refused with a *MismatchError.
 	Agent string   `json:"agent,omitempty"`
 	Seeds []string `json:"seeds,omitempty"`
@@ -226,9 +226,10 @@ func ApproximateNote(killed int) string {
 	return fmt.Sprintf("APPROXIMATE: %d runs of this job were killed before they closed; their pages, bytes and statuses are counted as of their last checkpoint (stored every second), so the job's page counts may fall short of what was fetched; skip-log and queue counts are exact", killed)
 }
 
-// InfoOf returns what a crawl's summary says of its state: its Backend,
-// when the crawl kept its job with this package; nil otherwise.
-func InfoOf(sum crawler.Summary) *Info {
-	i, _ := sum.Backend.(*Info)
+// InfoOf returns what a crawl's summary says of its state
+// (crawler.Summary.Backend), when the crawl kept its job with this
+// package; nil otherwise.
+func InfoOf(s backend.Summary) *Info {
+	i, _ := s.(*Info)
 	return i
 }

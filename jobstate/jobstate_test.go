@@ -65,11 +65,11 @@ func TestStatePauseAndResumeMatchesTheOracle(t *testing.T) {
 	var sums []crawler.Summary
 	for _, stop := range []int64{6, 12} {
 		sum := stateRun(t, site, dir, stop)
-		if !sum.Interrupted || jobstate.InfoOf(sum) == nil || jobstate.InfoOf(sum).Job.Complete || jobstate.InfoOf(sum).Job.Running {
-			t.Fatalf("paused run: interrupted %v, state %+v", sum.Interrupted, jobstate.InfoOf(sum))
+		if !sum.Interrupted || jobstate.InfoOf(sum.Backend) == nil || jobstate.InfoOf(sum.Backend).Job.Complete || jobstate.InfoOf(sum.Backend).Job.Running {
+			t.Fatalf("paused run: interrupted %v, state %+v", sum.Interrupted, jobstate.InfoOf(sum.Backend))
 		}
 		sums = append(sums, sum)
-		t.Logf("run %d paused after %d pages in all, %d queued", jobstate.InfoOf(sum).Job.Runs, sum.Stats.Pages, sum.Stats.Waiting)
+		t.Logf("run %d paused after %d pages in all, %d queued", jobstate.InfoOf(sum.Backend).Job.Runs, sum.Stats.Pages, sum.Stats.Waiting)
 	}
 	for _, r := range readSkipLog(t, filepath.Join(dir, "skipped.jsonl")) {
 		if r.Reason == skiplog.Interrupted {
@@ -77,8 +77,8 @@ func TestStatePauseAndResumeMatchesTheOracle(t *testing.T) {
 		}
 	}
 	final := stateRun(t, site, dir, 0)
-	if final.Interrupted || !jobstate.InfoOf(final).Job.Complete || jobstate.InfoOf(final).Job.Runs != 3 || jobstate.InfoOf(final).WasComplete {
-		t.Fatalf("final run: interrupted %v, state %+v", final.Interrupted, jobstate.InfoOf(final))
+	if final.Interrupted || !jobstate.InfoOf(final.Backend).Job.Complete || jobstate.InfoOf(final.Backend).Job.Runs != 3 || jobstate.InfoOf(final.Backend).WasComplete {
+		t.Fatalf("final run: interrupted %v, state %+v", final.Interrupted, jobstate.InfoOf(final.Backend))
 	}
 
 	exp := site.Expected("HeedBot")
@@ -107,8 +107,8 @@ func TestStatePauseAndResumeMatchesTheOracle(t *testing.T) {
 	// A complete job run again does nothing.
 	before := len(site.Hits())
 	again := stateRun(t, site, dir, 0)
-	if !jobstate.InfoOf(again).WasComplete || !jobstate.InfoOf(again).Job.Complete || again.Interrupted {
-		t.Errorf("run on a complete state: %+v", jobstate.InfoOf(again))
+	if !jobstate.InfoOf(again.Backend).WasComplete || !jobstate.InfoOf(again.Backend).Job.Complete || again.Interrupted {
+		t.Errorf("run on a complete state: %+v", jobstate.InfoOf(again.Backend))
 	}
 	if n := len(site.Hits()); n != before {
 		t.Errorf("a complete job fetched %d more URLs", n-before)
@@ -258,7 +258,7 @@ func ExampleDir() {
 	for _, ctx := range []context.Context{paused, context.Background(), context.Background()} {
 		sum := crawl(ctx)
 		fmt.Printf("run %d: complete %v, pages %d, skipped %d\n",
-			jobstate.InfoOf(sum).Job.Runs, jobstate.InfoOf(sum).Job.Complete, sum.Stats.Pages, sum.Skipped.Total)
+			jobstate.InfoOf(sum.Backend).Job.Runs, jobstate.InfoOf(sum.Backend).Job.Complete, sum.Stats.Pages, sum.Skipped.Total)
 	}
 	// Output:
 	// run 1: complete false, pages 0, skipped 0

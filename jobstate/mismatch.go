@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/backend"
 )
 
 // MismatchError refuses a run whose command is not the job's: another
@@ -34,7 +34,7 @@ func (e *MismatchError) Error() string {
 // compare for a new state). A run that gives no seeds resumes the job
 // with its own; a state written before scope was recorded has no scope to
 // compare.
-func checkSameJob(dir string, job *Job, j *crawler.Job) error {
+func checkSameJob(dir string, job *Job, j *backend.Job) error {
 	if job.Runs == 0 {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
@@ -18,16 +18,16 @@ import (
 // and pacing: what a crash may lose of them.
 const checkpointEvery = time.Second
 
-// backend is a State as a crawl's backend: open opens the state when a
+// dirBackend is a State as a crawl's backend: open opens the state when a
 // run begins.
-type backend struct {
+type dirBackend struct {
 	open func() (State, string, error) // the state and its directory ("" if none)
 }
 
 // New returns the backend that keeps a crawl's job in s (a DirState, or
 // another State). The crawl closes s when it ends.
-func New(s State) crawler.Backend {
-	return &backend{open: func() (State, string, error) {
+func New(s State) backend.Backend {
+	return &dirBackend{open: func() (State, string, error) {
 		if ds, ok := s.(*DirState); ok {
 			return s, ds.Dir(), nil
 		}
@@ -40,8 +40,8 @@ func New(s State) crawler.Backend {
 // crawl --state DIR`. A paused or killed crawl resumes where it stopped
 // when it is run again with the same directory; see DirState for the
 // layout.
-func Dir(dir string) crawler.Backend {
-	return &backend{open: func() (State, string, error) {
+func Dir(dir string) backend.Backend {
+	return &dirBackend{open: func() (State, string, error) {
 		ds, err := Open(dir)
 		if err != nil {
 			return nil, "", err
@@ -52,7 +52,7 @@ func Dir(dir string) crawler.Backend {
 
 // Check refuses a skip log of the crawl's own: the job's is in its state
 // (DIR/skipped.jsonl), with its one record per URL across runs.
-func (b *backend) Check(j *crawler.Job) error {
+func (b *dirBackend) Check(j *backend.Job) error {
 	if j.SkipLog != nil {
 		return errors.New("jobstate: WithSkipLog with a state: a resumable crawl keeps its skip log in its state (DIR/skipped.jsonl)")
 	}
@@ -63,7 +63,7 @@ func (b *backend) Check(j *crawler.Job) error {
 // local and does not wait on anything the run's context could end, so it
 // is not consulted: a run cancelled at once still opens its state, and
 // pauses with its seeds queued.
-func (b *backend) Open(_ context.Context, j *crawler.Job) (crawler.Session, error) {
+func (b *dirBackend) Open(_ context.Context, j *backend.Job) (backend.Session, error) {
 	st, dir, err := b.open()
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func (b *backend) Open(_ context.Context, j *crawler.Job) (crawler.Session, erro
 type session struct {
 	State
 	dir         string
-	j           *crawler.Job
+	j           *backend.Job
 	pacer       *politeness.Pacer
 	front       frontier.Frontier
 	job         Job
@@ -101,10 +101,10 @@ type session struct {
 	err      error // the first failed durable write
 }
 
-func (s *session) Pacer() crawler.Pacer        { return s.pacer }
+func (s *session) Pacer() backend.Pacer        { return s.pacer }
 func (s *session) Frontier() frontier.Frontier { return s.front }
-func (s *session) Count(crawler.Event)         {}
-func (s *session) Stop() crawler.StopPolicy    { return crawler.Pause }
+func (s *session) Count(backend.Event)         {}
+func (s *session) Stop() backend.StopPolicy    { return backend.Pause }
 
 // Chain stores every robots.txt fetch and every budget admission, synced,
 // as they happen.
@@ -197,7 +197,7 @@ func (s *session) resume() error {
 	if err != nil {
 		return err
 	}
-	saved := &crawler.Saved{Runs: job.Runs, Skips: s.Skips().Summary()}
+	saved := &backend.Saved{Runs: job.Runs, Skips: s.Skips().Summary()}
 	err = s.ForEachRobots(func(rec *middleware.RobotsRecord) error {
 		saved.Robots = append(saved.Robots, rec)
 		return nil
@@ -302,7 +302,7 @@ func samePacing(a, b politeness.AuthorityState) bool {
 // whether the crawl is complete (its frontier exhausted) or paused, with
 // a last checkpoint. The summary's skip counts are the state's, of every
 // run. The frontier is still open.
-func (s *session) Finish(sum *crawler.Summary) error {
+func (s *session) Finish(res *backend.Result) error {
 	if s.stop != nil {
 		close(s.stop)
 		<-s.done
@@ -312,10 +312,10 @@ func (s *session) Finish(sum *crawler.Summary) error {
 	s.job.Complete = fs.Queued == 0 && fs.Leased == 0
 	s.job.Stopped = s.j.Now()
 	err := s.checkpoint()
-	sum.Skipped = s.Skips().Summary()
+	res.Skipped = s.Skips().Summary()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sum.Backend = &Info{Dir: s.dir, Job: s.job, WasComplete: s.wasComplete, Fetched: sum.Stats.Pages - s.pagesBefore}
+	res.Summary = &Info{Dir: s.dir, Job: s.job, WasComplete: s.wasComplete, Fetched: res.Stats.Pages - s.pagesBefore}
 	if err := errors.Join(s.err, err); err != nil {
 		return fmt.Errorf("jobstate: %w", err)
 	}

@@ -52,12 +52,12 @@ func TestFleetPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Pages != fleet.SummaryOf(sum).Pages || v.Queued != 0 || v.Leased != 0 || !v.Complete() || len(v.Authorities) != 2 || v.Robots["available"] != 2 {
-		t.Fatalf("fleet view %+v, crawl's summary %+v", v, fleet.SummaryOf(sum))
+	if v.Pages != fleet.SummaryOf(sum.Backend).Pages || v.Queued != 0 || v.Leased != 0 || !v.Complete() || len(v.Authorities) != 2 || v.Robots["available"] != 2 {
+		t.Fatalf("fleet view %+v, crawl's summary %+v", v, fleet.SummaryOf(sum.Backend))
 	}
 	// The page reads the crawl-wide counts as the crawl's own summary
 	// does (fleet.Summarize): the same fields, the same values.
-	if want := fleet.SummaryOf(sum); !reflect.DeepEqual(v.Shared, *want) {
+	if want := fleet.SummaryOf(sum.Backend); !reflect.DeepEqual(v.Shared, *want) {
 		t.Fatalf("fleet view's counts %+v, crawl's summary %+v", v.Shared, *want)
 	}
 	if after, _ := rdb.DBSize(ctx).Result(); after != keys {

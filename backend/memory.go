@@ -1,4 +1,4 @@
-package crawler
+package backend
 
 import (
 	"context"
@@ -11,24 +11,27 @@ import (
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-// Memory returns the default backend: the frontier in memory
-// (frontier.Memory), pacing by a politeness.Pacer, robots.txt cached in the
-// robots stage, the skip log written to WithSkipLog's writer. Nothing
+// Memory is the default backend: the frontier in memory (frontier.Memory,
+// or Frontier when set), pacing by a politeness.Pacer, robots.txt cached
+// in the robots stage, the skip log written to Job.SkipLog. Nothing
 // outlives the process: a cancelled crawl drains its queue into the skip
 // log, each URL as interrupted (or robots-unreachable).
-func Memory() Backend { return memoryBackend{} }
+type Memory struct {
+	// Frontier is a frontier of the caller's (crawler.WithFrontier), used
+	// instead of a frontier.Memory.
+	Frontier frontier.Frontier
+}
 
-// memoryBackend is Memory, with the frontier of WithFrontier when given.
-type memoryBackend struct{ front frontier.Frontier }
+// Check accepts every job.
+func (Memory) Check(*Job) error { return nil }
 
-func (memoryBackend) Check(*Job) error { return nil }
-
-func (b memoryBackend) Open(_ context.Context, j *Job) (Session, error) {
+// Open begins the run.
+func (b Memory) Open(_ context.Context, j *Job) (Session, error) {
 	pacer, err := politeness.New(j.Pacing...)
 	if err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
+		return nil, fmt.Errorf("backend: %w", err)
 	}
-	s := &memorySession{pacer: pacer, front: b.front, skips: NewSkipLog(j)}
+	s := &memorySession{pacer: pacer, front: b.Frontier, skips: NewSkipLog(j)}
 	if s.front == nil {
 		s.front = frontier.NewMemory(append(j.Frontier, frontier.WithGate(pacer))...)
 	}
@@ -50,12 +53,12 @@ func (s *memorySession) Count(Event)                                        {}
 func (s *memorySession) Stop() StopPolicy                                   { return Drain }
 func (s *memorySession) Close() error                                       { return nil }
 func (s *memorySession) Record(rec *skiplog.Record) bool                    { return s.skips.Record(rec) }
-func (s *memorySession) Finish(sum *Summary) error                          { return s.skips.Finish(sum) }
+func (s *memorySession) Finish(res *Result) error                           { return s.skips.Finish(res) }
 
 // SkipLog is a job's skip log as the memory and fleet backends keep it:
-// WithSkipLog's writer (discarding without it), records stamped with the
-// crawl's clock, one record per URL (skiplog.OnceWriter, whose doc gives
-// its memory cost), and write errors logged.
+// Job.SkipLog (discarding without it), records stamped with the crawl's
+// clock, one record per URL (skiplog.OnceWriter, whose doc gives its
+// memory cost), and write errors logged.
 type SkipLog struct {
 	w   *skiplog.OnceWriter
 	log *slog.Logger
@@ -87,12 +90,12 @@ func (s *SkipLog) Record(rec *skiplog.Record) bool {
 	return first
 }
 
-// Finish completes a summary with what the skip log wrote, and returns
-// its write error.
-func (s *SkipLog) Finish(sum *Summary) error {
-	sum.Skipped = s.w.Summary()
+// Finish completes a result with what the skip log wrote, and returns its
+// write error.
+func (s *SkipLog) Finish(res *Result) error {
+	res.Skipped = s.w.Summary()
 	if err := s.w.Err(); err != nil {
-		return fmt.Errorf("crawler: skip log: %w", err)
+		return fmt.Errorf("backend: skip log: %w", err)
 	}
 	return nil
 }
