@@ -25,15 +25,15 @@ import (
 
 // outputModeFlags are --append and --overwrite, and --summary-json.
 type outputModeFlags struct {
-	appendFeed  bool
-	overwrite   bool
-	summaryJSON string
-	resumed     bool // the --state directory holds a job: its feed is continued
+	appendFeed    bool
+	overwriteFlag // shared_flags.go
+	summaryJSON   string
+	resumed       bool // the --state directory holds a job: its feed is continued
 }
 
 func (f *outputModeFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.appendFeed, "append", false, "add the items to the end of an existing --out feed (JSON Lines or CSV; a line cut by a crash is repaired), as Scrapy's -o does")
-	fs.BoolVar(&f.overwrite, "overwrite", false, "replace an existing --out feed, as Scrapy's -O does (without --append or --overwrite, an existing non-empty feed is refused)")
+	f.overwriteFlag.register(fs)
 	fs.StringVar(&f.summaryJSON, "summary-json", "", "also write the summary as one JSON object to this file (keys: outcome, stats, skipped, sitemaps, fleet, skip_log, items, tls_unverified)")
 }
 

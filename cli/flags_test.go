@@ -16,12 +16,11 @@ import (
 // one flag: one declaration, so one help text and one default wherever
 // it appears.
 var ownMeaning = map[string]string{
-	"agent":     "one declaration (agentFlags) says whether the command needs it and whether it repeats (inventory)",
-	"include":   "one declaration (patternFlags) with the command's verb: crawl follows, inventory lists",
-	"exclude":   "one declaration (patternFlags) with the command's verb: crawl follows, inventory lists",
-	"purpose":   "one declaration (purposeFlag) with what the command does with it: crawl exports no item, robots check shows the preference",
-	"out":       "what each command writes: crawl a feed, fetch a body, inventory rows, skiplog merge a skip log",
-	"overwrite": "what each command's --out is: crawl's a feed (beside --append), inventory's a file of rows",
+	"agent":   "one declaration (agentFlags) says whether the command needs it and whether it repeats (inventory)",
+	"include": "one declaration (patternFlags) with the command's verb: crawl follows, inventory lists",
+	"exclude": "one declaration (patternFlags) with the command's verb: crawl follows, inventory lists",
+	"purpose": "one declaration (purposeFlag) with what the command does with it: crawl exports no item, robots check shows the preference",
+	"out":     "what each command writes: crawl a feed, fetch a body, inventory rows, skiplog merge a skip log",
 }
 
 // TestSharedFlagsDeclaredOnce walks every command heed's command line

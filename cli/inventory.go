@@ -91,10 +91,10 @@ type inventoryFlags struct {
 	concurrencyFlag // robots.txt files fetched at once
 	patternFlags    // which listed URLs are rows
 	metricsFlag
-	connFlags // see transport_flags.go
-	out       string
-	overwrite bool // replace an existing --out file
-	sm        sitemapFlags
+	connFlags     // see transport_flags.go
+	overwriteFlag // replace an existing --out file (shared_flags.go)
+	out           string
+	sm            sitemapFlags
 }
 
 func (a *App) inventoryCommand() *cobra.Command {
@@ -155,7 +155,7 @@ unreachable), 2 on usage or output errors, 130 when interrupted.`,
 	f.formatFlag.register(fl)
 	f.connFlags.register(fl)
 	fl.StringVar(&f.out, "out", "", "write the rows to this file (default: standard output); an existing non-empty file is refused without --overwrite")
-	fl.BoolVar(&f.overwrite, "overwrite", false, "replace an existing --out file (without it, an existing non-empty file is refused, as crawl's --out is)")
+	f.overwriteFlag.register(fl)
 	f.sm.registerSources(fl)
 	f.configFlag.register(fl)
 	f.concurrencyFlag.register(fl)

@@ -9,7 +9,7 @@ import (
 // More flags several commands share, declared once each (see flags.go
 // for the others, and fleetTarget in fleet.go for --redis and
 // --crawl-id): --config, --concurrency, --include and --exclude,
-// --metrics (crawl and inventory), --state (crawl, status, ui) and --json
+// --metrics and --overwrite (crawl and inventory), --state (crawl, status, ui) and --json
 // (status, robots check, robots lint). What a flag means to one command
 // in particular is said by that command's own help, not by a second
 // declaration of the flag.
@@ -83,4 +83,12 @@ type jsonFlag struct{ asJSON bool }
 
 func (f *jsonFlag) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.asJSON, "json", false, "print the results as JSON instead of text (the command's help says their shape)")
+}
+
+// overwriteFlag is --overwrite: an existing --out file is replaced rather
+// than refused (crawl's feed, inventory's rows).
+type overwriteFlag struct{ overwrite bool }
+
+func (f *overwriteFlag) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.overwrite, "overwrite", false, "replace an existing --out file, as Scrapy's -O does (without it, or --append where the command has one, an existing non-empty file is refused)")
 }
