@@ -376,7 +376,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 		r.sess.Close()
 		return Summary{}, fmt.Errorf("crawler: %w", err)
 	}
-	r.c.hooks.started(r.c)
+	r.c.hooks.started.raise(r.c)
 	var pages []*frontier.Request
 	for _, s := range r.maps.Start(ctx, seeds) {
 		pages = append(pages, &frontier.Request{URL: strings.TrimSpace(s)})
@@ -405,7 +405,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	berr := r.sess.Finish(&res)
 	sum := Summary{Stats: res.Stats, Skipped: res.Skipped, Backend: res.Summary, Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	sum.NothingFetched = nothingFetched(&sum, r.fails.First())
-	r.c.hooks.finished(r.c, sum)
+	r.c.hooks.finished.raise(sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
 		ierr = err
 	}
@@ -557,7 +557,7 @@ func (r *run) skip(rec *skiplog.Record) {
 	r.stats.Skipped(rec)
 	r.fails.Saw(rec)
 	r.sess.Count(backend.Event{Kind: backend.Skipped, Authority: rec.Authority, Reason: rec.Reason})
-	r.c.hooks.skipped(rec)
+	r.c.hooks.skipped.raise(rec)
 }
 
 // drain accounts for every URL still queued when the crawl stops.
