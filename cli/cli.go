@@ -40,8 +40,10 @@
 // group registers its flags, validates them before any output is opened,
 // and starts beside the crawler it configures). The shared flags (agent,
 // user agent, timeout, delay, give-up, skip log, format, progress,
-// verbosity) are declared once, in flags.go, and every command that takes
-// one uses that declaration.
+// verbosity in flags.go; --config, --state, --json and the others in
+// shared_flags.go; --redis and --crawl-id in fleet.go) are declared once,
+// with one help text and one default, and every command that takes one
+// uses that declaration; a test fails on a second declaration.
 //
 // The package holds no crawling logic: everything a program embedding
 // heed without its command line needs lives in the library packages.

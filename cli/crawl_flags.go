@@ -25,6 +25,7 @@ type crawlFlags struct {
 	maxBodyFlag     // see transport_flags.go
 	retryFlags      // see transport_flags.go
 	outputModeFlags // see feed_flags.go
+	stateFlag       // shared_flags.go
 	out             string
 	perHost         int
 	depth           int
@@ -32,7 +33,6 @@ type crawlFlags struct {
 	maxPerHost      int
 	domains         []string
 	robotsAge       time.Duration
-	state           string
 	spider          string
 	skiplogSet      bool         // --skiplog was given (on the command line or in --config)
 	sm              sitemapFlags // see inventory.go
@@ -62,7 +62,7 @@ func (f *crawlFlags) register(cmd *cobra.Command, spiderName string) {
 	fl.StringArrayVar(&f.domains, "allow-domain", nil, "stay on this domain and its subdomains (repeatable; default: the seeds' hosts)")
 	f.patternFlags.register(fl, "follow")
 	fl.DurationVar(&f.robotsAge, "robots-max-age", 24*time.Hour, "refetch robots.txt after this long (at most 24h, RFC 9309 §2.4)")
-	fl.StringVar(&f.state, "state", "", "keep the crawl's state in this directory: Ctrl-C pauses, a crash loses nothing queued, and the same command resumes (the skip log is DIR/skipped.jsonl; --out is appended to)")
+	f.stateFlag.register(fl)
 	f.configFlag.register(fl)
 	f.sm.register(cmd)
 	f.fleet.register(cmd)

@@ -21,8 +21,9 @@ import (
 	"github.com/heedcrawl/heed/stats"
 )
 
-// fleetTarget names a crawl shared through Redis, for the commands that
-// read or clear one without joining it (status, fleet clear).
+// fleetTarget is --redis and --crawl-id: a crawl shared through Redis.
+// crawl joins it (fleetFlags adds what joining needs); status, ui and
+// fleet clear read or clear it without joining.
 type fleetTarget struct {
 	url     string
 	crawlID string
@@ -30,8 +31,8 @@ type fleetTarget struct {
 
 func (ft *fleetTarget) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&ft.url, "redis", "", "the Redis database of a crawl shared through it (its crawl --redis), e.g. redis://127.0.0.1:6379/0")
-	fl.StringVar(&ft.crawlID, "crawl-id", "", "with --redis: the shared crawl's name (its crawl --crawl-id, or the name its processes printed)")
+	fl.StringVar(&ft.url, "redis", "", "the Redis database of a crawl shared by heed processes on this machine or others, e.g. redis://127.0.0.1:6379/0")
+	fl.StringVar(&ft.crawlID, "crawl-id", "", "with --redis: the shared crawl's name (a crawl without one makes it from --agent and the seeds, so processes started with the same command join one crawl, and prints it)")
 }
 
 // client checks the target and connects to its Redis.

@@ -22,9 +22,8 @@ import (
 // fleetFlags are the settings of a crawl shared by several heed processes
 // through Redis (heed crawl --redis).
 type fleetFlags struct {
-	url     string
-	crawlID string
-	lease   time.Duration
+	fleetTarget // fleet.go
+	lease       time.Duration
 	// done, set by setupFleet, refuses a crawl that has finished before
 	// any output is opened (fleet.go).
 	done func(ctx context.Context, w io.Writer) error
@@ -40,10 +39,8 @@ func (ff *fleetFlags) finished(ctx context.Context, w io.Writer) error {
 }
 
 func (ff *fleetFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&ff.url, "redis", "", "share the crawl with other heed processes, on this machine or others, through this Redis database, e.g. redis://127.0.0.1:6379/0")
-	fl.StringVar(&ff.crawlID, "crawl-id", "", "with --redis: the shared crawl's name (default: made from --agent and the seeds, so processes started with the same command join one crawl)")
-	fl.DurationVar(&ff.lease, "lease-timeout", fleet.DefaultLeaseTimeout, "with --redis: how long the requests of a process that died stay out before another process takes them")
+	ff.fleetTarget.register(cmd)
+	cmd.Flags().DurationVar(&ff.lease, "lease-timeout", fleet.DefaultLeaseTimeout, "with --redis: how long the requests of a process that died stay out before another process takes them")
 }
 
 // defaultCrawlID names a shared crawl after its agent and seeds.

@@ -61,7 +61,7 @@ func (a *App) robotsCheckCommand() *cobra.Command {
 	var cf connFlags
 	var pf purposeFlag
 	var source string
-	var asJSON bool
+	var jf jsonFlag
 	cmd := &cobra.Command{
 		Use:   "check --agent TOKEN [--robots FILE_OR_URL] URL...",
 		Short: "Say whether robots.txt allows each URL for a product token, and which line decided",
@@ -75,6 +75,10 @@ bare path; without it, every URL must be absolute (scheme and host).
 With --purpose, also print the AI usage preference robots.txt states for
 that purpose (Content-Usage rules, draft-ietf-aipref-attach) and the line
 that decided; it does not change the exit status.
+
+With --json, each URL is one JSON object on a line of its own (url,
+allowed, the deciding line and rule, the group, robots.txt's state and
+status, and the usage preferences asked for) instead of text.
 
 An agent name with digits (MJ12bot, 360Spider), which RFC 9309 does not
 allow in a product token, is matched as a whole token, and the output says
@@ -109,7 +113,7 @@ Exit status: 0 when every URL is allowed, 1 when at least one is not,
 				return &exitError{code: 2, err: err}
 			}
 			note := robots.TokenNote(af.agent)
-			if note != "" && !asJSON {
+			if note != "" && !jf.asJSON {
 				fmt.Fprintf(stdout, "note: %s\n", note)
 			}
 			for i := range results {
@@ -121,7 +125,7 @@ Exit status: 0 when every URL is allowed, 1 when at least one is not,
 			enc.SetEscapeHTML(false)
 			for _, r := range results {
 				allAllowed = allAllowed && r.Allowed
-				if asJSON {
+				if jf.asJSON {
 					if err := enc.Encode(r); err != nil {
 						return &exitError{code: 2, err: err}
 					}
@@ -142,7 +146,7 @@ Exit status: 0 when every URL is allowed, 1 when at least one is not,
 	cf.register(fl)
 	pf.register(fl, "also show the robots.txt usage preference for this purpose, with its deciding line")
 	fl.StringVar(&source, "robots", "", "check against this robots.txt (file path or URL) instead of each URL's own")
-	fl.BoolVar(&asJSON, "json", false, "one JSON object per line per URL")
+	jf.register(fl)
 	return cmd
 }
 
@@ -293,7 +297,7 @@ type lintResult struct {
 
 func (a *App) robotsLintCommand() *cobra.Command {
 	stdout, stderr := a.stdout, a.stderr
-	var asJSON bool
+	var jf jsonFlag
 	var tf timeoutFlag
 	cmd := &cobra.Command{
 		Use:   "lint FILE_OR_URL...",
@@ -305,7 +309,8 @@ a trailing * that does nothing, bad Crawl-delay values, relative Sitemap
 URLs, malformed Content-Usage preferences, user-agent names with digits,
 content past 500 KiB, and Disallow lines that advertise sensitive paths.
 Several files (paths or URLs) are linted in turn, each finding prefixed by
-its file.
+its file. With --json, each finding is one JSON object on a line of its
+own (keys: file, line, code, severity, message, related) instead of text.
 
 Exit status: 0 when there are no findings, 1 when there are, 2 on usage
 or I/O errors (the other files are still linted).`,
@@ -333,7 +338,7 @@ or I/O errors (the other files are still linted).`,
 				}
 				total += len(findings)
 				for _, f := range findings {
-					if asJSON {
+					if jf.asJSON {
 						if err := enc.Encode(lintResult{File: name, Line: f.Line, Code: f.Code, Severity: f.Severity, Message: f.Message, Related: f.Related}); err != nil {
 							return &exitError{code: 2, err: err}
 						}
@@ -342,7 +347,7 @@ or I/O errors (the other files are still linted).`,
 					fmt.Fprintf(stdout, "%s:%d: %s: %s [%s]\n", name, f.Line, f.Severity, f.Message, f.Code)
 				}
 			}
-			if !asJSON {
+			if !jf.asJSON {
 				switch {
 				case total > 0:
 					fmt.Fprintf(stdout, "%d findings\n", total)
@@ -359,7 +364,7 @@ or I/O errors (the other files are still linted).`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per finding (keys: file, line, code, severity, message, related)")
+	jf.register(cmd.Flags())
 	tf.register(cmd.Flags())
 	return cmd
 }

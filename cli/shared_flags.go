@@ -6,9 +6,13 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The flags crawl and inventory share, declared once each (see flags.go
-// for the others): --config, --concurrency, --include and --exclude,
-// --metrics.
+// More flags several commands share, declared once each (see flags.go
+// for the others, and fleetTarget in fleet.go for --redis and
+// --crawl-id): --config, --concurrency, --include and --exclude,
+// --metrics (crawl and inventory), --state (crawl, status, ui) and --json
+// (status, robots check, robots lint). What a flag means to one command
+// in particular is said by that command's own help, not by a second
+// declaration of the flag.
 
 // configFlag is --config: settings from a YAML file (config.go).
 type configFlag struct{ config string }
@@ -63,4 +67,20 @@ type metricsFlag struct{ metrics string }
 
 func (f *metricsFlag) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on this address at /metrics while running, e.g. 127.0.0.1:9090")
+}
+
+// stateFlag is --state: the directory a crawl job keeps its state in
+// (package jobstate). crawl keeps it; status and ui read it.
+type stateFlag struct{ state string }
+
+func (f *stateFlag) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.state, "state", "", "the crawl job's state directory: a crawl keeps its queue there, so Ctrl-C pauses, a crash loses nothing queued and the same crawl command resumes (the skip log is DIR/skipped.jsonl; --out is appended to)")
+}
+
+// jsonFlag is --json: results for a program rather than a person. Each
+// command's help says the shape of its JSON.
+type jsonFlag struct{ asJSON bool }
+
+func (f *jsonFlag) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.asJSON, "json", false, "print the results as JSON instead of text (the command's help says their shape)")
 }

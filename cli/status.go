@@ -17,8 +17,8 @@ import (
 
 func (a *App) statusCommand() *cobra.Command {
 	stdout := a.stdout
-	var dir string
-	var asJSON bool
+	var sf stateFlag
+	var jf jsonFlag
 	var fl fleetTarget
 	cmd := &cobra.Command{
 		Use:   "status --state DIR | --redis URL --crawl-id ID",
@@ -39,34 +39,37 @@ With --redis URL --crawl-id ID it reads a crawl shared through Redis,
 without joining it: whether it is running (live processes), paused
 (URLs queued, no live process) or finished (when, with what counts); the
 crawl-wide counters; the queue per authority and the leases outstanding;
-and every process with its last heartbeat.`,
+and every process with its last heartbeat.
+
+With --json the report is one JSON object (of the state, or of the shared
+crawl) instead of text.`,
 		Example: `  heed status --state job1
   heed status --state job1 --json
   heed status --redis redis://10.0.0.5:6379/0 --crawl-id news`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if fl.url != "" || fl.crawlID != "" {
-				if dir != "" {
+				if sf.state != "" {
 					return usageError("status takes --state or --redis, not both")
 				}
 				if len(args) > 0 {
 					return usageError("status takes no arguments (did you mean --crawl-id %s?)", args[0])
 				}
-				return fleetStatus(cmd.Context(), stdout, &fl, asJSON)
+				return fleetStatus(cmd.Context(), stdout, &fl, jf.asJSON)
 			}
-			if dir == "" {
+			if sf.state == "" {
 				return usageError("status needs --state DIR (or --redis URL --crawl-id ID)")
 			}
 			if len(args) > 0 {
 				return usageError("status takes no arguments (did you mean --state %s?)", args[0])
 			}
-			rep, err := jobstate.Status(dir)
+			rep, err := jobstate.Status(sf.state)
 			switch {
 			case errors.Is(err, jobstate.ErrNotState):
 				return &exitError{code: 2, err: err}
 			case err != nil:
 				return &exitError{code: 2, err: err}
 			}
-			if asJSON {
+			if jf.asJSON {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
@@ -77,8 +80,8 @@ and every process with its last heartbeat.`,
 			return formatStatus(stdout, rep, time.Now())
 		},
 	}
-	cmd.Flags().StringVar(&dir, "state", "", "the state directory of the crawl (its --state)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	sf.register(cmd.Flags())
+	jf.register(cmd.Flags())
 	fl.register(cmd)
 	return cmd
 }

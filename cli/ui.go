@@ -85,10 +85,9 @@ func serveUI(addr string, h http.Handler, stderr io.Writer, page string) (*http.
 type uiFlagSet struct {
 	agentFlags
 	timeoutFlag
-	addr    string
-	state   string
-	redis   string
-	crawlID string
+	stateFlag   // shared_flags.go
+	fleetTarget // fleet.go
+	addr        string
 }
 
 func (a *App) uiCommand() *cobra.Command {
@@ -124,9 +123,8 @@ A running crawl shows its own live page: heed crawl ... --ui ADDR.`,
 	f.agentFlags.register(fl, a.agentDefault())
 	f.timeoutFlag.register(fl)
 	fl.StringVar(&f.addr, "addr", defaultUIAddr, "listen on this address (HOST:PORT; port 0 picks one)")
-	fl.StringVar(&f.state, "state", "", "show the job kept in this state directory (a crawl's --state)")
-	fl.StringVar(&f.redis, "redis", "", "show the fleet kept in this Redis database, e.g. redis://127.0.0.1:6379/0 (with --crawl-id)")
-	fl.StringVar(&f.crawlID, "crawl-id", "", "with --redis: the shared crawl's name (its --crawl-id)")
+	f.stateFlag.register(fl)
+	f.fleetTarget.register(cmd)
 	return cmd
 }
 
@@ -137,7 +135,7 @@ func (a *App) runUI(ctx context.Context, f *uiFlagSet) error {
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usageError("--addr %q: want HOST:PORT, e.g. %s", f.addr, defaultUIAddr)
 	}
-	if (f.redis == "") != (f.crawlID == "") {
+	if (f.url == "") != (f.crawlID == "") {
 		return usageError("--redis and --crawl-id go together")
 	}
 	opts := []ui.Option{ui.WithFetchTimeout(f.timeout)}
@@ -158,10 +156,10 @@ func (a *App) runUI(ctx context.Context, f *uiFlagSet) error {
 		opts = append(opts, ui.WithStateDir(f.state))
 		page = "/job"
 	}
-	if f.redis != "" {
-		ro, err := redis.ParseURL(f.redis)
+	if f.url != "" {
+		ro, err := redis.ParseURL(f.url)
 		if err != nil {
-			return usageError("--redis %s: %v", redactURL(f.redis), err)
+			return usageError("--redis %s: %v", redactURL(f.url), err)
 		}
 		rdb := redis.NewClient(ro)
 		defer rdb.Close()

@@ -19,6 +19,25 @@
 // kept by a script is integer microseconds of that clock ([Micros]), and
 // [LocalTime] turns it back into a wait on this machine's clock.
 //
+// # Writing a script on the store's clock
+//
+// The queue's and the pacer's scripts, and any script that keeps a time
+// in the crawl's keys, begin with [ClockLua] and are run with [Store.Run].
+// A script may then rely on:
+//
+//   - clock(): now on the store's clock, integer microseconds of Redis's
+//     TIME plus the offset of [WithTimeOffset] ([Store.Now] inside the
+//     script), so that a test moving its crawl's clock moves every
+//     script's;
+//   - num(v): a stored number, 0 for a missing key or field;
+//   - int(n): a time or count as a whole decimal string, for scores,
+//     fields and replies;
+//   - ARGV[1] is the offset; the script's own arguments start at ARGV[2].
+//
+// A script that applies a fetched page's counters inside its own call
+// also includes [IncrementsLua] (see [Increments]). Run, like every call,
+// goes through [Store.Do], so a script must be safe to repeat.
+//
 // # When Redis is unavailable
 //
 // [Store.Do] runs every call: it retries with backoff ([RetryFirst]

@@ -154,16 +154,13 @@ func (f *Frontier) isClosed() bool {
 	return f.closed
 }
 
-// run runs a script through the store's retries.
+// run runs a script through the store's retries, on the store's clock.
 func (f *Frontier) run(ctx context.Context, op string, sc *redis.Script, args ...any) (any, error) {
-	var res any
-	argv := append([]any{f.s.OffsetMicros()}, args...)
-	err := f.s.Do(ctx, op, func(ctx context.Context) error {
-		var err error
-		res, err = sc.Run(ctx, f.s.Client(), f.keys, argv...).Result()
-		return err
-	})
-	return res, err
+	cmd, err := f.s.Run(ctx, op, sc, f.keys, args...)
+	if err != nil {
+		return nil, err
+	}
+	return cmd.Result()
 }
 
 // Push canonicalises req.URL and sets it to the canonical form, drops the

@@ -1,6 +1,10 @@
 package redisfrontier
 
-import "github.com/redis/go-redis/v9"
+import (
+	"github.com/redis/go-redis/v9"
+
+	"github.com/heedcrawl/heed/redisstore"
+)
 
 // The frontier's state lives in these keys, all under the store's prefix
 // followed by "f:" (F below):
@@ -35,22 +39,17 @@ import "github.com/redis/go-redis/v9"
 // request gets a negative score, lower for later ones, which puts it before
 // every new request with the latest first, as the in-memory frontier does.
 //
-// Times are microseconds of the store's clock: Redis TIME plus the offset
-// passed as ARGV[1]. Every script takes the key prefix F as KEYS[1].
+// Times are microseconds of the store's clock, read with clock() of
+// redisstore.ClockLua, which every script begins with (so ARGV[1] is the
+// store's offset and a script's own arguments start at ARGV[2]). Every
+// script takes the key prefix F as KEYS[1].
 
-const luaPrelude = `
+const luaPrelude = redisstore.ClockLua + `
 local F = KEYS[1]
-local OFF = tonumber(ARGV[1])
 local N, READY, WAIT = F .. 'n', F .. 'ready', F .. 'wait'
 local LEASES, LEASE, ADMIT = F .. 'leases', F .. 'lease', F .. 'admit'
 local BYAUTH, WAKE = F .. 'byauth', F .. 'wake'
 
-local function clock()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2]) + OFF
-end
-local function num(v) return tonumber(v) or 0 end
-local function int(n) return string.format('%d', n) end
 local function hex(n) return string.format('%016x', n) end
 local function wake(kind) redis.call('PUBLISH', WAKE, kind) end
 

@@ -82,16 +82,15 @@ func (p *Pacer) keys(authority string) []string {
 	return []string{p.prefix + "a:" + authority, p.prefix + "s:" + authority}
 }
 
-// run runs a script with the common arguments (offset, floor, cap) through
-// the store's retries.
+// run runs a script on the store's clock with the common arguments (floor
+// and cap, ARGV[2] and ARGV[3]) through the store's retries.
 func (p *Pacer) run(ctx context.Context, op string, sc *redis.Script, authority string, args ...any) ([]int64, error) {
-	argv := append([]any{p.s.OffsetMicros(), redisstore.Micros(p.cfg.Floor), redisstore.Micros(p.cfg.MaxCrawlDelay)}, args...)
+	argv := append([]any{redisstore.Micros(p.cfg.Floor), redisstore.Micros(p.cfg.MaxCrawlDelay)}, args...)
+	cmd, err := p.s.Run(ctx, op, sc, p.keys(authority), argv...)
 	var out []int64
-	err := p.s.Do(ctx, op, func(ctx context.Context) error {
-		var err error
-		out, err = sc.Run(ctx, p.s.Client(), p.keys(authority), argv...).Int64Slice()
-		return err
-	})
+	if err == nil {
+		out, err = cmd.Int64Slice()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("redispacer: %s %s: %w", op, authority, err)
 	}

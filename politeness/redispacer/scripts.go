@@ -1,6 +1,10 @@
 package redispacer
 
-import "github.com/redis/go-redis/v9"
+import (
+	"github.com/redis/go-redis/v9"
+
+	"github.com/heedcrawl/heed/redisstore"
+)
 
 // Each authority's pacing is two keys under the store's prefix followed by
 // "pace:" (P below):
@@ -21,23 +25,17 @@ import "github.com/redis/go-redis/v9"
 //	P s:<authority>   sorted set: starts in flight, token -> expiry
 //
 // Times and durations are integer microseconds; times are on the store's
-// clock, Redis TIME plus the offset in ARGV[1]. KEYS are {hash, slots}.
+// clock, read with clock() of redisstore.ClockLua, which every script
+// begins with (so ARGV[1] is the store's offset). KEYS are {hash, slots}.
 // The interval is computed by each script from the caller's floor and cap
 // (ARGV[2], ARGV[3]) and the stored Crawl-delay. An authority whose
 // interval is above zero has at most one start in flight, whatever the
 // concurrency limit (ARGV[4] of tryScript) says; the limit applies to
 // authorities with no interval.
 
-const luaPrelude = `
+const luaPrelude = redisstore.ClockLua + `
 local H, S = KEYS[1], KEYS[2]
-local OFF, FLOOR, CAP = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-
-local function clock()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2]) + OFF
-end
-local function num(v) return tonumber(v) or 0 end
-local function int(n) return string.format('%d', n) end
+local FLOOR, CAP = tonumber(ARGV[2]), tonumber(ARGV[3])
 
 local function load()
   local v = redis.call('HMGET', H, 'ls', 'lr', 'pu', 'cd', 'fail', 'bo', 'gone')
@@ -208,9 +206,8 @@ return {now, st.ls, st.lr, st.pu, st.cd, st.fail, st.bo, n, interval(st)}
 // renewScript extends slots. KEYS: slot sets; ARGV: 1 offset, 2 lifetime,
 // then one token per key. Returns, per key, 1 if renewed, 0 if the slot
 // had expired and is gone.
-var renewScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) + tonumber(ARGV[1])
+var renewScript = redis.NewScript(redisstore.ClockLua + `
+local now = clock()
 local out = {}
 for i, k in ipairs(KEYS) do
   out[i] = redis.call('ZADD', k, 'XX', 'CH', now + tonumber(ARGV[2]), ARGV[i + 2])

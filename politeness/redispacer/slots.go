@@ -38,16 +38,15 @@ func (p *Pacer) Renew(ctx context.Context) error {
 	p.mu.Unlock()
 	for start := 0; start < len(keys); start += renewBatch {
 		end := min(start+renewBatch, len(keys))
-		args := []any{p.s.OffsetMicros(), redisstore.Micros(p.cfg.slotTimeout)}
+		args := []any{redisstore.Micros(p.cfg.slotTimeout)}
 		for _, tok := range tokens[start:end] {
 			args = append(args, tok)
 		}
+		cmd, err := p.s.Run(ctx, "renew slots", renewScript, keys[start:end], args...)
 		var renewed []int64
-		err := p.s.Do(ctx, "renew slots", func(ctx context.Context) error {
-			var err error
-			renewed, err = renewScript.Run(ctx, p.s.Client(), keys[start:end], args...).Int64Slice()
-			return err
-		})
+		if err == nil {
+			renewed, err = cmd.Int64Slice()
+		}
 		if err != nil {
 			return err
 		}
