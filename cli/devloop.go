@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/download"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/heedtest"
 	"github.com/heedcrawl/heed/middleware"
@@ -364,7 +365,7 @@ panicked, 2 on usage errors.`,
 			if so, ok := spider.(crawler.SpiderOptions); ok {
 				opts = so.Options()
 			}
-			c, err := crawler.NewSpider(spider, crawler.WithUserAgent(crawler.DefaultUserAgent(f.agent)))
+			c, err := crawler.NewSpider(spider, crawler.WithUserAgent(download.DefaultUserAgent(f.agent)))
 			if err != nil {
 				return usageError("%v", err)
 			}

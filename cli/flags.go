@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/download"
 	"github.com/heedcrawl/heed/httpcache"
 	"github.com/heedcrawl/heed/politeness"
 	"github.com/heedcrawl/heed/robots"
@@ -79,7 +80,7 @@ func (f *agentFlags) check() error {
 		return &exitError{code: 2, err: &flagError{flag: "agent", value: fmt.Sprintf("%q", f.agent), want: "not a product token (letters, '-' and '_' only)"}}
 	}
 	if f.userAgent != "" {
-		if err := crawler.CheckUserAgent(f.userAgent, f.agent); err != nil {
+		if err := download.CheckUserAgent(f.userAgent, f.agent); err != nil {
 			return &exitError{code: 2, err: &flagError{flag: "user-agent", want: err.Error()}}
 		}
 	}
@@ -91,7 +92,7 @@ func (f *agentFlags) effectiveUserAgent() string {
 	if f.userAgent != "" {
 		return f.userAgent
 	}
-	return crawler.DefaultUserAgent(f.agent)
+	return download.DefaultUserAgent(f.agent)
 }
 
 // timeoutFlag is --timeout.

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/download"
 )
 
 // connFlags are how heed reaches sites: extra headers, a proxy, the
@@ -51,7 +52,7 @@ func (f *connFlags) check() error {
 			return &exitError{code: 2, err: &flagError{flag: "header", value: fmt.Sprintf("%q", h), want: `want "Name: value"`}}
 		}
 		name, value = strings.TrimSpace(name), strings.TrimLeft(value, " \t")
-		if err := crawler.CheckHeader(name, value); err != nil {
+		if err := download.CheckHeader(name, value); err != nil {
 			return &exitError{code: 2, err: &flagError{flag: "header", value: fmt.Sprintf("%q", h), want: err.Error()}}
 		}
 		if f.header == nil {
@@ -94,7 +95,7 @@ func (f *connFlags) transport() *http.Transport {
 	if f.proxyURL == nil && f.roots == nil && !f.insecure {
 		return nil
 	}
-	t := crawler.DefaultTransport()
+	t := download.DefaultTransport()
 	if f.proxyURL != nil {
 		t.Proxy = http.ProxyURL(f.proxyURL)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/download"
 	"github.com/heedcrawl/heed/fleet"
 	"github.com/heedcrawl/heed/ui"
 	"github.com/heedcrawl/heed/ui/redisfleet"
@@ -143,7 +144,7 @@ func (a *App) runUI(ctx context.Context, f *uiFlagSet) error {
 		if err := f.agentFlags.check(); err != nil {
 			return err
 		}
-		opts = append(opts, ui.WithAgent(f.agent), ui.WithUserAgent(crawler.DefaultUserAgent(f.agent)))
+		opts = append(opts, ui.WithAgent(f.agent), ui.WithUserAgent(download.DefaultUserAgent(f.agent)))
 	}
 	if f.userAgent != "" {
 		opts = append(opts, ui.WithUserAgent(f.userAgent))

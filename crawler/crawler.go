@@ -1,84 +1,68 @@
-// Package crawler is heed's engine: it wires the frontier, the middleware
-// chain (scope, robots, budget, politeness, retry), the downloader
-// (package download), the spider callbacks, the item pipelines and the skip log into a crawl,
-// and counts it (package stats).
-//
-// A crawl in five lines:
+// Package crawler is heed's engine and its spider API: it wires the
+// frontier, the middleware chain (scope, robots, budget, politeness,
+// retry), the downloader, the spider callbacks, the item pipelines and the
+// skip log into a crawl, and counts it (package stats).
 //
 //	c, err := crawler.New("ExampleBot", crawler.WithSkipLog(skipped))
 //	c.OnHTML("a[href]", func(e *crawler.HTMLElement) { e.Follow(e.Attr("href")) })
 //	c.OnHTML("h1", func(e *crawler.HTMLElement) { e.Emit(map[string]string{"title": e.Text}) })
 //	summary, err := c.Run(ctx, "https://example.com/")
 //
+// Every URL the crawl discovers ends in exactly one of three ways: fetched,
+// counted as a duplicate, or written to the skip log with its reason.
+//
 // # Spiders, items and stats
 //
 // Callbacks have colly's shape: OnHTML, OnXML, OnResponse and OnError on
 // the crawler (the default handler) or on a named handler, Handle(name),
-// which parses the responses of requests that name it (WithCallback),
-// with values passed along by WithMeta; Response.Context is the run's
-// context. A callback that asks colly's view of its page to Visit or Post
-// follows the link as Follow does: colly fetches nothing itself. A Spider bundles a name, start URLs and Setup; RunSpider runs
-// one. Items are any Go values: Emit sends them through Pipeline stages
-// (Stage, Dedup; Drop drops one with a reason; ItemSource tells a stage
-// which page an item came from) to Exporters (package feed has heed's:
-// JSON Lines, JSON, CSV, feed.Open on a file named by its format);
-// package pipeline runs them (these names are its, for a spider).
-// Crawler.Stats (a stats.Collector) counts everything, the hooks (OnStart, OnItem, OnItemDropped, OnSkip,
-// OnFinish) signal it, package crawler/metrics exposes the counts to
-// Prometheus, and Live (package live) shows the queue and the pacing. There is no settings dictionary: every setting is a typed
-// Option.
+// which parses the responses of requests that name it (WithCallback), with
+// values passed along by WithMeta; Response.Context is the run's context.
+// What a callback asks colly's view of its page to Visit or Post is
+// followed as Follow does: colly fetches nothing itself. A Spider bundles a
+// name, start URLs and Setup; RunSpider runs one. Items are any Go values:
+// Emit sends them through Pipeline stages (Stage, Dedup, Drop; ItemSource
+// tells a stage which page an item came from) to Exporters (package feed
+// has heed's); package pipeline runs them. Crawler.Stats counts
+// everything, the hooks (OnStart, OnItem, OnItemDropped, OnSkip, OnFinish)
+// signal it, package crawler/metrics serves the counts to Prometheus, and
+// Live shows the queue and the pacing. Every setting is a typed Option.
 //
-// # Backends
+// # Rooms
 //
-// Where the job lives is a backend's business, behind package backend's
-// seam: the engine asks it for the frontier, the pacer, a store for what
-// the robots stage learns, the skip log, counted events, what a stop means
-// and its part of the summary, and has no branch for any mode. The
-// default, backend.Memory, keeps everything in this process; package
-// jobstate keeps a job on disk (a cancelled crawl pauses, running it again
-// resumes it), package fleet shares one crawl among processes through
-// Redis (WithBackend). The sitemap inventory, which reads sitemaps and
-// decides robots.txt without crawling, is package inventory, configured by
-// the same Options (ResolveSettings).
+// The crawler wires; the packages decide. Where the job lives is a
+// backend's (package backend: the default Memory, package jobstate on
+// disk, package fleet through Redis; WithBackend), and the engine has no
+// branch for any mode. robots.txt verdicts come from package robots
+// through the middleware's robots stage, pacing from package politeness,
+// queueing and deduplication from the frontier, sitemaps from package
+// discovery, what a page may cost from package htmlpage, the policy for
+// what a site says outside robots.txt from package pagepolicy, link rules
+// from package linkrule, the download (colly, the body cap, cookies, the
+// User-Agent and header rules) from package download. The sitemap
+// inventory is package inventory, configured by the same Options
+// (ResolveSettings).
 //
-// The crawler wires; the packages decide. robots.txt verdicts come from
-// heed's robots package through the middleware's robots stage, pacing from
-// the politeness package, queueing and deduplication from the frontier,
-// sitemap discovery from package discovery, what a page may cost and the
-// scan that replaces its DOM from package htmlpage, the policy for a
-// site's page signals from package pagepolicy, which links a CrawlSpider
-// rule admits (LinkRule, FollowRules) from package linkrule, the download
-// itself (colly, the body cap, cookies per authority, the User-Agent and
-// header rules New refuses options by) from package download.
-// Every URL the crawl discovers ends in exactly one of three ways: fetched,
-// counted as a duplicate, or written to the skip log with its reason.
+// # What a site says outside robots.txt
+//
+// Each page's directives (package pagerobots: meta robots, the meta naming
+// the crawler's token, X-Robots-Tag) and AI usage preferences (package
+// aipref, from robots.txt Content-Usage rules and the Content-Usage
+// header) are read once and attached to the Response and, through
+// SignalCarrier, to its items. nofollow is honoured by default
+// (WithNofollow), rel="nofollow" only with WithRelNofollow; WithRespect
+// and WithPurposes keep a page's items out of the exporters. Each
+// exclusion is one skip-log record with its evidence.
 //
 // # Logging
 //
 // The crawl logs through WithLogger's logger; without one, warnings and
 // errors go to slog's default logger (stderr unless the program set
 // another) and the rest is dropped. Warnings are said when they happen:
-// retries and requests whose tries are spent, authorities paused by a
-// 429 or 503, robots.txt outages and give-ups, authorities given up, the
-// first lost skip-log record or export, a callback name no handler has,
-// and a Stage whose type no item matched (a stage for P while the spider
-// emits *P): each of the last ones once. See logging.go; the default
-// logger and the once-set are package warnings', the Stage warnings
-// package pipeline's.
-//
-// # What a site says outside robots.txt
-//
-// Each page's directives (package pagerobots: meta robots, the meta naming
-// the crawler's token, X-Robots-Tag) and AI usage preferences (package
-// aipref, decided by middleware.DecideUsage from robots.txt Content-Usage
-// rules and the Content-Usage header) are read once and attached to the
-// Response and, through SignalCarrier (and package pages' Page), to its
-// items. nofollow is
-// honoured by default (WithNofollow); rel="nofollow" only with
-// WithRelNofollow; WithRespect and WithPurposes keep a page's items out
-// of the exporters. Each exclusion is one skip-log record (nofollow,
-// rel-nofollow, page-directive, usage-preference) with its evidence, made
-// by package pagepolicy.
+// retries and requests whose tries are spent, authorities paused by a 429
+// or 503, robots.txt outages and give-ups, authorities given up, the first
+// lost skip-log record or export, a callback name no handler has, and a
+// Stage whose type no item matched (a stage for P while the spider emits
+// *P): each of the last ones once.
 package crawler
 
 import (
@@ -392,7 +376,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 		r.sess.Close()
 		return Summary{}, fmt.Errorf("crawler: %w", err)
 	}
-	r.c.hooks.started(r.c)
+	r.c.hooks.started.raise(r.c)
 	var pages []*frontier.Request
 	for _, s := range r.maps.Start(ctx, seeds) {
 		pages = append(pages, &frontier.Request{URL: strings.TrimSpace(s)})
@@ -421,7 +405,7 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	berr := r.sess.Finish(&res)
 	sum := Summary{Stats: res.Stats, Skipped: res.Skipped, Backend: res.Summary, Sitemaps: r.maps.Stats(), Interrupted: interrupted}
 	sum.NothingFetched = nothingFetched(&sum, r.fails.First())
-	r.c.hooks.finished(r.c, sum)
+	r.c.hooks.finished.raise(sum)
 	if err := r.front.Close(); err != nil && ierr == nil {
 		ierr = err
 	}
@@ -573,7 +557,7 @@ func (r *run) skip(rec *skiplog.Record) {
 	r.stats.Skipped(rec)
 	r.fails.Saw(rec)
 	r.sess.Count(backend.Event{Kind: backend.Skipped, Authority: rec.Authority, Reason: rec.Reason})
-	r.c.hooks.skipped(rec)
+	r.c.hooks.skipped.raise(rec)
 }
 
 // drain accounts for every URL still queued when the crawl stops.

@@ -30,16 +30,11 @@ func WithHeaders(h http.Header) Option {
 	}
 }
 
-// CheckHeader reports why a header cannot be sent with every request
-// (see WithHeaders), or nil: download.CheckHeader, middleware.CheckHeader
-// with the downloader's own call header reserved.
-func CheckHeader(name, value string) error { return download.CheckHeader(name, value) }
-
 // checkHeaders refuses the headers WithHeaders cannot send.
 func (c *config) checkHeaders() error {
 	for k, vs := range c.headers {
 		for _, v := range vs {
-			if err := CheckHeader(k, v); err != nil {
+			if err := download.CheckHeader(k, v); err != nil {
 				return fmt.Errorf("crawler: %w", err)
 			}
 		}

@@ -118,7 +118,7 @@ func (r *run) emit(resp *Response, item any) {
 	if rec := r.withheld(resp); rec != nil {
 		resp.loggedOnce.Do(func() { r.skip(rec) })
 		r.stats.ItemDropped(string(rec.Reason))
-		r.c.hooks.dropped(item, rec)
+		r.c.hooks.dropped.raise(droppedItem{item, rec})
 		return
 	}
 	out, err := r.items.Put(pipeline.WithSource(resp.ctx, resp), item)
@@ -127,7 +127,7 @@ func (r *run) emit(resp *Response, item any) {
 		return
 	}
 	r.stats.Item()
-	r.c.hooks.item(out)
+	r.c.hooks.item.raise(out)
 }
 
 // itemFailed accounts for an item that did not reach the exporters.
@@ -154,5 +154,5 @@ func (r *run) itemFailed(resp *Response, item any, err error) {
 		r.stats.ItemError()
 		r.cfg.logger.Error("item failed", "url", resp.Request.URL, "stage", stage, "error", err)
 	}
-	r.c.hooks.dropped(item, err)
+	r.c.hooks.dropped.raise(droppedItem{item, err})
 }

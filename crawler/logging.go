@@ -7,26 +7,7 @@ import (
 	"github.com/heedcrawl/heed/warnings"
 )
 
-// What the crawl logs, and where.
-//
-// Every record goes to the logger of WithLogger. Without one, warnings
-// and errors go to slog's default logger (standard error unless the
-// program set another with slog.SetDefault), read at the time of
-// logging, and the rest is dropped: mistakes are never silent, and a
-// quiet crawl prints nothing. Warnings are said when they happen:
-//
-//   - a request that failed and will be tried again (URL, try, status or
-//     error, next try), and one whose tries are spent;
-//   - an authority paused by a 429 or 503 (how long, Retry-After);
-//   - a robots.txt that became unreachable (next try, give-up time), and
-//     the give-up;
-//   - an authority given up (host-unreachable or robots-unreachable),
-//     once, with the URLs it still had queued;
-//   - the first write error of the skip log and of an exporter (the
-//     crawl then fails; later errors are counted, at debug level);
-//   - a callback name no handler has, once per name;
-//   - a pipeline stage of crawler.Stage whose type never matched an item
-//     (see Stage), once.
+// What the crawl logs, and where, is the package doc's "Logging".
 
 // defaultLogger is the logger of a crawl without WithLogger: warnings
 // and errors to slog's default of the moment (package warnings).

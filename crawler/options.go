@@ -189,7 +189,7 @@ func WithDepthFirst() Option { return func(c *config) { c.order = frontier.Depth
 // WithTransport sets the HTTP transport under heed's downloader (for
 // example one trusting a test server's certificate, or going through a
 // proxy): pages, robots.txt and sitemaps are all fetched on it. Start
-// from DefaultTransport to keep heed's timeouts and pool sizes.
+// from download.DefaultTransport to keep heed's timeouts and pool sizes.
 func WithTransport(rt http.RoundTripper) Option { return func(c *config) { c.transport = rt } }
 
 // WithSkipLog writes the skip log, one JSON object per line, to w.

@@ -11,10 +11,8 @@ import (
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-// What a site says outside robots.txt (DESIGN invariant 11) is honoured by
-// the policy the options below declare (package pagepolicy has the model
-// and makes the records); the crawler reads each response's signals and
-// writes the records the policy returns.
+// What a site says outside robots.txt (DESIGN invariant 11) is honoured
+// by the policy these options declare (package pagepolicy).
 
 // WithNofollow sets whether pages that say nofollow (meta robots or
 // X-Robots-Tag, for heed's token or for all robots) have their links left

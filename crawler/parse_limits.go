@@ -2,19 +2,9 @@ package crawler
 
 import "github.com/heedcrawl/heed/htmlpage"
 
-// Memory for HTML is bounded by what a page may cost, not by what it
-// holds (package htmlpage has the model). Three limits keep a page's cost
-// bounded whatever it holds:
-//
-//   - the tree of a page holds at most maxElements elements: past them
-//     the rest of the body is not parsed (the page is counted in
-//     PagesCut, and logged);
-//   - the trees being built or used at once hold at most twice that many
-//     elements between them: a worker that would go over waits for
-//     another page's callbacks to finish (pages of a few thousand
-//     elements never wait);
-//   - a page gives the frontier at most maxLinks links (counted in
-//     LinksCapped, and logged), so its buffered links are bounded too.
+// What one page may cost is bounded whatever it holds (package htmlpage
+// has the model): the elements of its tree, the elements of the trees in
+// use at once (twice that), and the links it gives the frontier.
 
 const (
 	// DefaultMaxPageElements is the most HTML elements heed builds into

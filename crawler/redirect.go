@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -16,30 +15,12 @@ import (
 // pacing. Loops, over-long chains and bad targets end with a skip-log
 // record (middleware.RedirectHop decides).
 func (r *run) redirect(ctx context.Context, resp *middleware.Response) {
-	next, rec := middleware.RedirectHop(resp.Request, resp.Header.Get("Location"), r.cfg.maxRedirect)
+	next, rec := middleware.RedirectHop(resp.Request, resp.Status, resp.Header.Get("Location"), r.cfg.maxRedirect)
 	if rec != nil {
 		r.skip(rec)
 		return
 	}
-	keepRequest(next, resp.Request, resp.Status)
 	r.enqueue(ctx, next)
-}
-
-// keepRequest carries a request's own headers to its redirect, and its
-// method and body on a 307 or 308, which ask for the same request again;
-// any other redirect of a POST is a GET without a body, as browsers do
-// (RFC 9110 §15.4).
-func keepRequest(next, req *frontier.Request, status int) {
-	if status == http.StatusTemporaryRedirect || status == http.StatusPermanentRedirect {
-		next.Method, next.Body, next.Header = req.Method, req.Body, req.Header
-		return
-	}
-	if len(req.Header) > 0 {
-		next.Header = req.Header.Clone()
-		for _, k := range []string{"Content-Type", "Content-Length", "Content-Encoding"} {
-			next.Header.Del(k)
-		}
-	}
 }
 
 // strayVisit turns a Visit on the downloader's own colly request into a

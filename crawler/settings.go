@@ -12,7 +12,6 @@ import (
 	"github.com/heedcrawl/heed/download"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/robots"
-	"github.com/heedcrawl/heed/sitemap"
 )
 
 // Settings are what a crawler's Options resolve to, heed's defaults
@@ -26,11 +25,9 @@ type Settings struct {
 	// Workers is WithWorkers; Floor WithDelay; MaxCrawlDelay
 	// WithMaxCrawlDelay; Timeout WithTimeout; MaxRedirects
 	// WithMaxRedirects.
-	Workers       int
-	Floor         time.Duration
-	MaxCrawlDelay time.Duration
-	Timeout       time.Duration
-	MaxRedirects  int
+	Workers                       int
+	Floor, MaxCrawlDelay, Timeout time.Duration
+	MaxRedirects                  int
 	// Transport is WithTransport's, or heed's default transport.
 	Transport http.RoundTripper
 	// SkipLog is WithSkipLog's writer (nil without it); Logger and Now
@@ -38,23 +35,16 @@ type Settings struct {
 	SkipLog io.Writer
 	Logger  *slog.Logger
 	Now     func() time.Time
-	// Sitemaps are the sitemap options.
-	Sitemaps SitemapSettings
-
-	cfg *config
-}
-
-// SitemapSettings are what the sitemap options resolve to.
-type SitemapSettings struct {
-	// URLs are WithSitemaps'; Fallback is WithSitemapFallback.
-	URLs     []string
-	Fallback bool
-	// MaxDepth and PerAuthority are WithSitemapLimits'; Scope is
-	// WithSitemapScope's.
-	MaxDepth, PerAuthority int
-	Scope                  sitemap.Scope
-
-	cfg *discovery.Config
+	// Sitemaps are the sitemap options, their defaults applied: the
+	// sitemaps given, the fallback, the limits and scope, and the filters
+	// (discovery.Config.Refuses, Follows).
+	Sitemaps *discovery.Config
+	// Robots is the robots stage's policy (WithRobotsMaxAge,
+	// WithRobotsGiveUp, WithRobotsMaxBytes, WithRobotsFetchers, the clock
+	// and the logger); the caller adds its hooks to a copy.
+	Robots middleware.RobotsPolicy
+	// Retry is the retry stage (WithRetries).
+	Retry *middleware.Retry
 }
 
 // ResolveSettings applies opts to heed's defaults for the product token
@@ -71,15 +61,12 @@ func ResolveSettings(agent string, opts ...Option) (*Settings, error) {
 		return nil, err
 	}
 	cfg.sitemaps.Defaults()
-	sm := &cfg.sitemaps
 	return &Settings{
 		Agent: agent, UserAgent: cfg.userAgent, Workers: cfg.workers, Floor: cfg.floor,
 		MaxCrawlDelay: cfg.maxDelay, Timeout: cfg.timeout, MaxRedirects: cfg.maxRedirect,
 		Transport: cmp.Or[http.RoundTripper](cfg.transport, download.DefaultTransport()),
 		SkipLog:   cfg.skipOut, Logger: cfg.logger, Now: cfg.now,
-		Sitemaps: SitemapSettings{URLs: sm.URLs, Fallback: !sm.NoFallback, MaxDepth: sm.MaxDepth,
-			PerAuthority: sm.PerAuthority, Scope: sm.Scope, cfg: sm},
-		cfg: cfg,
+		Sitemaps: &cfg.sitemaps, Robots: cfg.robotsPolicy(agent), Retry: cfg.retry(),
 	}, nil
 }
 
@@ -92,9 +79,9 @@ func resolve(agent string, opts []Option) (*config, error) {
 	}
 	cfg.defaults()
 	if cfg.userAgent == "" {
-		cfg.userAgent = DefaultUserAgent(agent)
+		cfg.userAgent = download.DefaultUserAgent(agent)
 	}
-	if err := CheckUserAgent(cfg.userAgent, agent); err != nil {
+	if err := download.CheckUserAgent(cfg.userAgent, agent); err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	if err := cfg.checkHeaders(); err != nil {
@@ -104,26 +91,6 @@ func resolve(agent string, opts []Option) (*config, error) {
 		cfg.transport = &middleware.Headers{Next: cmp.Or[http.RoundTripper](cfg.transport, download.DefaultTransport()), Headers: cfg.headers}
 	}
 	return cfg, nil
-}
-
-// RobotsPolicy returns the robots stage's policy the options make
-// (WithRobotsMaxAge, WithRobotsGiveUp, WithRobotsMaxBytes,
-// WithRobotsFetchers, the clock and the logger); the caller adds its
-// hooks.
-func (s *Settings) RobotsPolicy() middleware.RobotsPolicy { return s.cfg.robotsPolicy(s.Agent) }
-
-// Retry returns the retry stage the options make (WithRetries).
-func (s *Settings) Retry() *middleware.Retry { return s.cfg.retry() }
-
-// Refuses returns why the sitemap filters (WithSitemapSince,
-// WithSitemapInclude, WithSitemapExclude) refuse a listed entry, or ""
-// when they keep it.
-func (s SitemapSettings) Refuses(e sitemap.Entry) string { return s.cfg.Refuses(e) }
-
-// Follows reports whether a sitemap that robots.txt or an index lists is
-// read under WithSitemapFollow (always, without it).
-func (s SitemapSettings) Follows(sitemapURL string) bool {
-	return s.cfg.Follows(sitemapURL)
 }
 
 // robotsPolicy is the robots stage's policy of the options.

@@ -25,22 +25,6 @@ const (
 	MetaPriority   = discovery.MetaPriority
 )
 
-// Defaults of the sitemap limits; see WithSitemapLimits.
-const (
-	DefaultSitemapDepth         = discovery.DefaultDepth
-	DefaultSitemapsPerAuthority = discovery.DefaultPerAuthority
-)
-
-// SitemapStats is what a crawl did with sitemaps (Summary.Sitemaps).
-type SitemapStats = discovery.Stats
-
-// SitemapResult is one sitemap fetched by a crawl.
-type SitemapResult = discovery.Result
-
-// FormatPriority writes a sitemap priority with at least one decimal
-// ("1.0", "0.85"); "" when absent.
-func FormatPriority(e sitemap.Entry) string { return discovery.FormatPriority(e) }
-
 // sitemapEngine is the run as the sitemap reader's discovery.Engine.
 type sitemapEngine run
 
@@ -130,9 +114,9 @@ func WithSitemapRule(pattern *regexp.Regexp, callback string) Option {
 }
 
 // WithSitemapLimits bounds sitemap reading: maxDepth levels of index below
-// a sitemap found in robots.txt or given (default DefaultSitemapDepth; 0
+// a sitemap found in robots.txt or given (default discovery.DefaultDepth; 0
 // reads those sitemaps only), and maxPerAuthority sitemaps read from one
-// authority (default DefaultSitemapsPerAuthority). Sitemaps past a limit are
+// authority (default discovery.DefaultPerAuthority). Sitemaps past a limit are
 // skip-logged as sitemap-limit. A negative maxDepth, or a maxPerAuthority
 // of 0 or less, keeps that default.
 func WithSitemapLimits(maxDepth, maxPerAuthority int) Option {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/internal/crawltest"
 	"github.com/heedcrawl/heed/skiplog"
 )
@@ -317,7 +318,7 @@ func TestSitemapGzipBombIsBounded(t *testing.T) {
 	close(stop)
 	<-sampled
 
-	var res *crawler.SitemapResult
+	var res *discovery.Result
 	for i := range sum.Sitemaps.Sitemaps {
 		if strings.HasSuffix(sum.Sitemaps.Sitemaps[i].URL, "/bomb.xml.gz") {
 			res = &sum.Sitemaps.Sitemaps[i]

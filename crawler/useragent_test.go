@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/download"
 )
 
 // TestNewRefusesUserAgentsThatCannotBeSent is issue 9, item 11 for
@@ -32,7 +33,7 @@ func TestNewRefusesUserAgentsThatCannotBeSent(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%q: error %v, want %q", tt.ua, err, tt.want)
 		}
-		if tt.want != "" && crawler.CheckUserAgent(tt.ua, "HeedBot") == nil {
+		if tt.want != "" && download.CheckUserAgent(tt.ua, "HeedBot") == nil {
 			t.Errorf("CheckUserAgent accepts %q", tt.ua)
 		}
 	}

@@ -11,9 +11,11 @@
 // are off (the robots stage and the frontier own those), and redirects are
 // not followed: a 3xx comes back as it is, so that each hop goes back
 // through the frontier and the whole chain, the robots.txt of the hop's
-// authority included. A request that colly itself is asked to make (a
-// callback calling colly's Request.Visit) is never sent; it is handed to
-// Config.Stray, for the engine to follow as a link.
+// authority included. A request that colly itself is asked to make is
+// never sent: the downloader hands one on its own collector to
+// Config.Stray, and View, colly's view of a page for the callbacks, hands
+// what its request is asked to Visit or Post to the engine, for it to
+// follow as a link.
 //
 // # Contract
 //

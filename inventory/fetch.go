@@ -52,7 +52,7 @@ func (iv *inventoryRun) fetchSitemap(ctx context.Context, sitemapURL string, isR
 		switch {
 		case resp.Status >= 300 && resp.Status < 400 && resp.Header.Get("Location") != "":
 			body.Close()
-			next, err := middleware.RedirectHop(req, resp.Header.Get("Location"), iv.cfg.MaxRedirects)
+			next, err := middleware.RedirectHop(req, resp.Status, resp.Header.Get("Location"), iv.cfg.MaxRedirects)
 			if err != nil {
 				iv.skip(err)
 				return nil, err

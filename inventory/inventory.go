@@ -70,6 +70,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
 	"github.com/heedcrawl/heed/politeness"
@@ -293,7 +294,7 @@ func (inv *Inventory) Run(ctx context.Context, sites []string, visit func(Row) e
 		site.RobotsURL, site.RobotsState, site.RobotsStatus, site.RobotsErr = e.URL, e.State.String(), e.Status, e.Err
 		roots := e.Sitemaps
 		if len(roots) == 0 {
-			if !inv.cfg.Sitemaps.Fallback {
+			if inv.cfg.Sitemaps.NoFallback {
 				continue
 			}
 			roots, site.Fallback = []string{site.Authority + "/sitemap.xml"}, true
@@ -346,7 +347,7 @@ func (inv *Inventory) newInventoryRun(ctx context.Context) (*inventoryRun, error
 		read:  map[string]bool{}, seen: map[frontier.Fingerprint]string{}, dupBy: map[string]int{},
 	}
 	pace := middleware.Politeness(pacer)
-	policy := cfg.RobotsPolicy()
+	policy := cfg.Robots
 	policy.OtherAgents = inv.agents[1:]
 	iv.giveUp = cmp.Or(policy.GiveUpAfter, middleware.DefaultRobotsGiveUp)
 	policy.GiveUpAfter = iv.giveUp
@@ -356,7 +357,7 @@ func (inv *Inventory) newInventoryRun(ctx context.Context) (*inventoryRun, error
 		}
 	}
 	iv.robots = middleware.NewRobots(pace(fetch), policy)
-	iv.chain = middleware.Chain(fetch, iv.robots.Stage(), pace, cfg.Retry().Stage())
+	iv.chain = middleware.Chain(fetch, iv.robots.Stage(), pace, cfg.Retry.Stage())
 	return iv, nil
 }
 
@@ -437,7 +438,7 @@ func (iv *inventoryRun) walk(ctx context.Context, site string, roots []string, f
 	fetch := func(ctx context.Context, sitemapURL string) (io.ReadCloser, error) {
 		return iv.fetchSitemap(ctx, sitemapURL, isRoot)
 	}
-	sm := &iv.cfg.Sitemaps
+	sm := iv.cfg.Sitemaps
 	rep, err := sitemap.Walk(ctx, roots, fetch, func(e sitemap.Entry) error {
 		return iv.row(ctx, e, visit)
 	}, sitemap.WithScope(sm.Scope), sitemap.WithMaxDepth(sm.MaxDepth), sitemap.WithMaxSitemaps(sm.PerAuthority))
@@ -455,7 +456,7 @@ func (iv *inventoryRun) row(ctx context.Context, e sitemap.Entry, visit func(Row
 			return nil
 		}
 	}
-	row := Row{URL: e.Loc, LastModRaw: e.LastModRaw, ChangeFreq: e.ChangeFreq, Priority: crawler.FormatPriority(e),
+	row := Row{URL: e.Loc, LastModRaw: e.LastModRaw, ChangeFreq: e.ChangeFreq, Priority: discovery.FormatPriority(e),
 		Sitemap: e.Sitemap, Problem: string(e.Problem)}
 	row.LastMod, row.LastModInvalid = NormalizeLastMod(e.LastModRaw, e.LastMod)
 	if c, err := frontier.Canonicalize(e.Sitemap); err == nil {

@@ -3,6 +3,7 @@ package middleware
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -11,18 +12,23 @@ import (
 )
 
 // RedirectHop decides one hop of a redirect chain: req was answered with
-// a redirect to location. It returns the request for the hop, a new
-// request that goes through the whole chain again (scope, the robots.txt
-// of the target's own authority, pacing) and carries req's kind, depth,
-// priority, callback and meta, the chain so far in Redirects and req's
-// URL as its Referrer; or the skip-log record that ends the chain: a
-// target that is not an http(s) URL (invalid-url), one already in the
-// chain (redirect-loop), or a hop past maxRedirects (redirect-limit).
+// status, a redirect to location. It returns the request for the hop, a
+// new request that goes through the whole chain again (scope, the
+// robots.txt of the target's own authority, pacing) and carries req's
+// kind, depth, priority, callback and meta, the chain so far in Redirects
+// and req's URL as its Referrer; or the skip-log record that ends the
+// chain: a target that is not an http(s) URL (invalid-url), one already in
+// the chain (redirect-loop), or a hop past maxRedirects (redirect-limit).
+//
+// A 307 or 308 asks for the same request again: the hop keeps req's
+// method, body and headers. Any other redirect of a POST is a GET without
+// a body, as browsers do (RFC 9110 §15.4); it keeps req's headers but
+// those that describe the body.
 //
 // It is the one rule for redirects of pages and sitemaps, in the crawl
 // and in the inventory. (robots.txt redirects follow RFC 9309's own rule,
 // in FetchRobots.)
-func RedirectHop(req *frontier.Request, location string, maxRedirects int) (*frontier.Request, *skiplog.Record) {
+func RedirectHop(req *frontier.Request, status int, location string, maxRedirects int) (*frontier.Request, *skiplog.Record) {
 	chain := append(append([]string(nil), req.Redirects...), req.URL)
 	rec := &skiplog.Record{URL: location, Reason: skiplog.InvalidURL, Depth: req.Depth, Referrer: req.URL}
 	target, err := ResolveLocation(req.URL, location)
@@ -45,10 +51,19 @@ func RedirectHop(req *frontier.Request, location string, maxRedirects int) (*fro
 		rec.Reason, rec.Detail = skiplog.RedirectLimit, fmt.Sprintf("more than %d redirects from %s", maxRedirects, chain[0])
 		return nil, rec
 	}
-	return &frontier.Request{
+	next := &frontier.Request{
 		URL: target, Kind: req.Kind, Depth: req.Depth, Priority: req.Priority,
 		Callback: req.Callback, Meta: req.Meta, Referrer: req.URL, Redirects: chain,
-	}, nil
+	}
+	if status == http.StatusTemporaryRedirect || status == http.StatusPermanentRedirect {
+		next.Method, next.Body, next.Header = req.Method, req.Body, req.Header
+	} else if len(req.Header) > 0 {
+		next.Header = req.Header.Clone()
+		for _, k := range []string{"Content-Type", "Content-Length", "Content-Encoding"} {
+			next.Header.Del(k)
+		}
+	}
+	return next, nil
 }
 
 // ResolveLocation resolves a redirect's Location header against the URL
