@@ -70,7 +70,11 @@ type Session interface {
 	// false for a URL the job has a record for already, which the engine
 	// then does not count again.
 	Record(rec *skiplog.Record) bool
-	// Count is told of every event the crawl counts.
+	// Count is told of every event the crawl counts, on the worker that
+	// has it. It has no context: a backend that writes events to a store
+	// waits for it on the run's context, the one Start was given (package
+	// fleet does), and queues what it could not write rather than hold
+	// the worker once the run is cancelled.
 	Count(e Event)
 
 	// Stop says what becomes of the URLs still queued when the run is
@@ -87,10 +91,14 @@ type Session interface {
 // Pacer is what a run needs of its pacer: the frontier's gate, the
 // politeness stage's slots, and the Crawl-delay from robots.txt.
 // politeness.Pacer is one; package fleet's is another.
+//
+// SetCrawlDelay is called on the run's context for work (the engine's,
+// not cancelled by an interrupt but when the run is over): a pacer that
+// writes the Crawl-delay to a store stops waiting for it then.
 type Pacer interface {
 	frontier.Gate
 	middleware.Pacer
-	SetCrawlDelay(authority string, d time.Duration) error
+	SetCrawlDelay(ctx context.Context, authority string, d time.Duration) error
 }
 
 // StopPolicy is what a backend does with the URLs still queued when a run

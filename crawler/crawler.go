@@ -351,7 +351,7 @@ func (r *run) robotsLoaded(e *middleware.RobotsEntry) {
 }
 
 func (r *run) applyCrawlDelay(e *middleware.RobotsEntry) {
-	err := r.pace.SetCrawlDelay(e.Authority, e.CrawlDelay())
+	err := r.pace.SetCrawlDelay(r.work, e.Authority, e.CrawlDelay())
 	var tooLong *politeness.DelayTooLongError
 	switch {
 	case errors.As(err, &tooLong):

@@ -31,9 +31,11 @@ const heldMaxAge = 10 * time.Second
 // count is held until its lease ends and written by the same script call
 // (fleetFrontier.Complete, redisfrontier.Frontier.CompleteCounting), or
 // just before the call when that call cannot carry it (Done, Retry); the
-// other events are written at once, by the worker that has them. An event
-// that cannot be written (Redis unreachable) is queued in memory and
-// written by a background goroutine, and at the end of the run.
+// other events are written at once, by the worker that has them, on the
+// run's context (fleet.countContext). An event that cannot be written
+// (Redis unreachable, or the run cancelled while it waited) is queued in
+// memory and written by a background goroutine, and at the end of the
+// run.
 type fleetCounters struct {
 	c  *redisstore.Counters
 	fl *fleet
@@ -65,8 +67,13 @@ func (fc *fleetCounters) add(e counterEvent) {
 	fc.mu.Lock()
 	queued := len(fc.pending) > 0
 	fc.mu.Unlock()
-	if !queued && fc.write(context.Background(), e) == nil {
-		return
+	if !queued {
+		ctx, cancel := fc.fl.countContext()
+		err := fc.write(ctx, e)
+		cancel()
+		if err == nil {
+			return
+		}
 	}
 	fc.mu.Lock()
 	fc.pending = append(fc.pending, e)

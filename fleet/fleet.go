@@ -197,6 +197,9 @@ type fleet struct {
 	beat     *heartbeat // this process's entry in the crawl's processes (procs.go)
 
 	stop chan struct{} // closed when the process stops taking work
+	// intake is the run's context (Open's, then Start's): the counted
+	// events are written on it (countContext).
+	intake context.Context
 
 	mu             sync.Mutex
 	queued, leased int // the crawl's, as last read
@@ -229,7 +232,7 @@ func openFleet(ctx context.Context, rc *config, j *backend.Job) (*fleet, error) 
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
 	f := &fleet{cfg: rc, j: j, log: log, store: store, pacer: pacer, skips: backend.NewSkipLog(j),
-		robots: redisstore.NewRobotsCache(store), stop: make(chan struct{})}
+		robots: redisstore.NewRobotsCache(store), stop: make(chan struct{}), intake: ctx}
 	f.counters = newFleetCounters(redisstore.NewCounters(store), f)
 	// Opening reads the crawl's settings in Redis: the wait ends with the
 	// run, or with the store's retry budget.
@@ -279,7 +282,9 @@ func (f *fleet) Accounted(*frontier.Request) bool { return false }
 // Record writes the record to this process's skip log.
 func (f *fleet) Record(rec *skiplog.Record) bool { return f.skips.Record(rec) }
 
-// Count adds the event to the crawl-wide counters.
+// Count adds the event to the crawl-wide counters, on the worker that has
+// it and on the run's context (countContext): Count has no context of its
+// own, and the run's is the one that says when to stop waiting for Redis.
 func (f *fleet) Count(e backend.Event) {
 	switch e.Kind {
 	case backend.Fetched:
@@ -317,6 +322,7 @@ func (f *fleet) Close() error {
 // outlives it (it ends with Finish), so it runs on a context that keeps
 // intake's values but not its cancellation.
 func (f *fleet) Start(intake context.Context) error {
+	f.intake = intake
 	ctx, cancel := context.WithCancel(context.WithoutCancel(intake))
 	f.cancel = cancel
 	f.bg.Add(4)
@@ -333,6 +339,28 @@ func (f *fleet) Start(intake context.Context) error {
 	go f.beat.run(ctx, f)
 	f.started = true
 	return nil
+}
+
+// stoppingCountWait bounds the write of a counted event once the run is
+// cancelled: a Redis that answers does it in a round trip of
+// milliseconds; one that does not is not waited for.
+const stoppingCountWait = 2 * time.Second
+
+// countContext returns the context a worker writes a counted event on,
+// and its cancel. While the run lasts, it is the run's context: the write
+// waits for Redis for the store's retry budget, but no longer than the
+// run. Once the run is cancelled, it is a short wait (stoppingCountWait)
+// that keeps the run's values but not its cancellation: a stopping
+// process still writes the counts of its last requests before their
+// leases end, so that the process that sees the crawl end counts them,
+// but does not hold its workers for the retry budget while Redis is
+// unreachable. An event not written is queued for the background flusher
+// and the end of the run (fleetCounters.add), not lost.
+func (f *fleet) countContext() (context.Context, context.CancelFunc) {
+	if f.intake.Err() == nil {
+		return context.WithCancel(f.intake)
+	}
+	return context.WithTimeout(context.WithoutCancel(f.intake), stoppingCountWait)
 }
 
 // stopping marks the process as no longer taking work.

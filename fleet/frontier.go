@@ -173,11 +173,12 @@ type fleetPacer struct {
 	fl *fleet
 }
 
-// TryAcquire books a start; when Redis cannot be reached, it books
-// nothing and asks for a retry in a second, so that the request is
-// deferred, not skip-logged as a fetch error.
-func (p fleetPacer) TryAcquire(authority string) (bool, time.Time, error) {
-	ok, at, err := p.Pacer.TryAcquire(authority)
+// TryAcquire books a start, waiting for Redis on ctx (the request's);
+// when Redis cannot be reached, it books nothing and asks for a retry in
+// a second, so that the request is deferred, not skip-logged as a fetch
+// error.
+func (p fleetPacer) TryAcquire(ctx context.Context, authority string) (bool, time.Time, error) {
+	ok, at, err := p.Pacer.TryAcquire(ctx, authority)
 	if errors.Is(err, redisstore.ErrUnavailable) {
 		p.fl.log.Warn("redis unavailable: request deferred, nothing booked", "authority", authority, "error", err.Error())
 		return false, time.Now().Add(time.Second), nil
@@ -186,15 +187,16 @@ func (p fleetPacer) TryAcquire(authority string) (bool, time.Time, error) {
 }
 
 // SetCrawlDelay records the Crawl-delay for the fleet, waiting for Redis
-// while the process runs: a Crawl-delay lost would let the fleet pace the
-// authority by the floor alone.
-func (p fleetPacer) SetCrawlDelay(authority string, d time.Duration) error {
+// while the process runs and ctx lasts: a Crawl-delay lost would let the
+// fleet pace the authority by the floor alone (until another process
+// reads the authority's robots.txt record and sets it again).
+func (p fleetPacer) SetCrawlDelay(ctx context.Context, authority string, d time.Duration) error {
 	for attempt := 0; ; attempt++ {
-		err := p.Pacer.SetCrawlDelay(authority, d)
+		err := p.Pacer.SetCrawlDelay(ctx, authority, d)
 		if !errors.Is(err, redisstore.ErrUnavailable) || (p.fl.isStopping() && attempt > 0) {
 			return err
 		}
-		if werr := p.fl.unavailable(context.Background(), "crawl-delay", attempt, err); werr != nil {
+		if werr := p.fl.unavailable(ctx, "crawl-delay", attempt, err); werr != nil {
 			return err
 		}
 	}

@@ -270,7 +270,7 @@ func (inv *Inventory) Run(ctx context.Context, sites []string, visit func(Row) e
 		return nil, errors.New("inventory: Run may be called once")
 	}
 	inv.started.Store(time.Now().UnixNano())
-	iv, err := inv.newInventoryRun()
+	iv, err := inv.newInventoryRun(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +328,8 @@ type inventoryRun struct {
 	dupBy map[string]int                  // sitemap -> rows listed before
 }
 
-func (inv *Inventory) newInventoryRun() (*inventoryRun, error) {
+// newInventoryRun wires a Run on ctx, the Run's.
+func (inv *Inventory) newInventoryRun(ctx context.Context) (*inventoryRun, error) {
 	cfg := inv.cfg
 	pacer, err := politeness.New(politeness.WithFloor(cfg.Floor), politeness.WithConcurrency(1),
 		politeness.WithMaxCrawlDelay(cfg.MaxCrawlDelay), politeness.WithLogger(cfg.Logger))
@@ -351,7 +352,7 @@ func (inv *Inventory) newInventoryRun() (*inventoryRun, error) {
 	iv.giveUp = cmp.Or(policy.GiveUpAfter, middleware.DefaultRobotsGiveUp)
 	policy.GiveUpAfter = iv.giveUp
 	policy.OnFetched = func(e *middleware.RobotsEntry) {
-		if err := pacer.SetCrawlDelay(e.Authority, e.CrawlDelay()); err != nil {
+		if err := pacer.SetCrawlDelay(ctx, e.Authority, e.CrawlDelay()); err != nil {
 			cfg.Logger.Warn("crawl-delay over the cap: authority excluded", "authority", e.Authority, "error", err)
 		}
 	}

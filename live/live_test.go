@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"context"
 	"log/slog"
 	"strconv"
 	"testing"
@@ -40,23 +41,24 @@ func (c *clock) After(d time.Duration) <-chan time.Time { return make(chan time.
 // lasts, else waiting; one with nothing queued and nothing in flight is
 // not counted.
 func TestHostsCountsEachAuthorityOnce(t *testing.T) {
+	ctx := context.Background()
 	clk := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 	p, err := politeness.New(politeness.WithClock(clk), politeness.WithFloor(time.Second), politeness.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range []string{"http://active-queued", "http://active-alone"} {
-		if ok, _, _ := p.TryAcquire(a); !ok {
+		if ok, _, _ := p.TryAcquire(ctx, a); !ok {
 			t.Fatalf("start to %s refused", a)
 		}
 	}
 	for _, a := range []string{"http://paused", "http://robots-and-paused", "http://idle"} {
-		p.TryAcquire(a)
+		p.TryAcquire(ctx, a)
 		status := 200
 		if a != "http://idle" {
 			status = 429
 		}
-		p.Release(a, politeness.Feedback{Status: status, RetryAfter: "60"})
+		p.Release(ctx, a, politeness.Feedback{Status: status, RetryAfter: "60"})
 	}
 	q := queue{
 		"http://active-queued": 3, "http://paused": 2, "http://robots-and-paused": 1,
@@ -103,13 +105,14 @@ func (s snapshotBusy) Busy() map[string]politeness.AuthorityState {
 // queued: with the pacer's busy index, and with the whole snapshot
 // filtered, in the same run.
 func BenchmarkHosts(b *testing.B) {
+	ctx := context.Background()
 	p, _ := politeness.New(politeness.WithFloor(0), politeness.WithConcurrency(1))
 	q := queue{}
 	for i := range 10_000 {
 		a := "https://host-" + strconv.Itoa(i) + ".example"
-		p.TryAcquire(a)
+		p.TryAcquire(ctx, a)
 		if i >= 32 {
-			p.Release(a, politeness.Feedback{Status: 200})
+			p.Release(ctx, a, politeness.Feedback{Status: 200})
 		}
 		if i < 1000 {
 			q[a] = 1 + i%7

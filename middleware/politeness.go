@@ -12,10 +12,17 @@ import (
 	"github.com/heedcrawl/heed/skiplog"
 )
 
-// Pacer is what the politeness stage needs of heed's politeness.Pacer.
+// Pacer is what the politeness stage needs of heed's politeness.Pacer
+// (or of politeness/redispacer's, which keeps its state in Redis).
+//
+// The stage books a request's start with TryAcquire on the request's
+// context, so a pacer that waits for a store gives up when the request is
+// cancelled. It gives the slot back with Release on the same context, and
+// a pacer must free the slot even when that context is done: a request
+// cut short by a stopping crawl still ends.
 type Pacer interface {
-	TryAcquire(authority string) (ok bool, retryAt time.Time, err error)
-	Release(authority string, fb politeness.Feedback)
+	TryAcquire(ctx context.Context, authority string) (ok bool, retryAt time.Time, err error)
+	Release(ctx context.Context, authority string, fb politeness.Feedback)
 }
 
 // Politeness returns the pacing stage: a request starts only when its
@@ -33,7 +40,7 @@ func Politeness(p Pacer) Stage {
 	return func(next Fetcher) Fetcher {
 		return FetcherFunc(func(ctx context.Context, req *frontier.Request) (*Response, error) {
 			auth := req.Authority()
-			ok, at, err := p.TryAcquire(auth)
+			ok, at, err := p.TryAcquire(ctx, auth)
 			if err != nil {
 				var tooLong *politeness.DelayTooLongError
 				if errors.As(err, &tooLong) {
@@ -68,10 +75,10 @@ func Politeness(p Pacer) Stage {
 			if resp != nil && resp.Stream != nil {
 				// The body is still arriving: the slot is the host's until
 				// the reader is done with it.
-				resp.Stream = &releaseOnClose{ReadCloser: resp.Stream, release: func() { p.Release(auth, fb) }}
+				resp.Stream = &releaseOnClose{ReadCloser: resp.Stream, release: func() { p.Release(ctx, auth, fb) }}
 				return resp, err
 			}
-			p.Release(auth, fb)
+			p.Release(ctx, auth, fb)
 			return resp, err
 		})
 	}

@@ -176,10 +176,16 @@ type fakePacer struct {
 	at       time.Time
 	err      error
 	released []politeness.Feedback
+	// asked holds the context of every call, TryAcquire's and Release's.
+	asked []context.Context
 }
 
-func (p *fakePacer) TryAcquire(string) (bool, time.Time, error) { return p.ok, p.at, p.err }
-func (p *fakePacer) Release(_ string, fb politeness.Feedback) {
+func (p *fakePacer) TryAcquire(ctx context.Context, _ string) (bool, time.Time, error) {
+	p.asked = append(p.asked, ctx)
+	return p.ok, p.at, p.err
+}
+func (p *fakePacer) Release(ctx context.Context, _ string, fb politeness.Feedback) {
+	p.asked = append(p.asked, ctx)
 	p.released = append(p.released, fb)
 }
 
@@ -215,6 +221,25 @@ func TestPolitenessStage(t *testing.T) {
 		f.Fetch(ctx, page("http://a.test/"))
 		if len(p.released) != 1 || p.released[0].Status != 503 || p.released[0].RetryAfter != "7" {
 			t.Fatalf("released %+v", p.released)
+		}
+	})
+	t.Run("the pacer is asked on the request's context", func(t *testing.T) {
+		// A pacer that keeps its state in Redis waits for it on this
+		// context, so that a cancelled request does not wait out the
+		// store's retry budget.
+		type key struct{}
+		rctx := context.WithValue(ctx, key{}, "this request")
+		p := &fakePacer{ok: true}
+		if _, err := Politeness(p)(okFetcher()).Fetch(rctx, page("http://a.test/")); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.asked) != 2 {
+			t.Fatalf("pacer asked %d times; want TryAcquire and Release", len(p.asked))
+		}
+		for i, c := range p.asked {
+			if c.Value(key{}) != "this request" {
+				t.Errorf("call %d to the pacer did not get the request's context", i)
+			}
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package politeness
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,7 @@ func scrapyNext(d, minDelay, maxDelay, latency time.Duration, target float64, st
 // runThrottle drives one authority through n requests of the given latency
 // on a fake clock and returns the interval after each release.
 func runThrottle(t *testing.T, p *Pacer, clk *fakeClock, auth string, latency time.Duration, n int) []time.Duration {
+	ctx := context.Background()
 	t.Helper()
 	var out []time.Duration
 	for i := 0; i < n; i++ {
@@ -36,12 +38,12 @@ func runThrottle(t *testing.T, p *Pacer, clk *fakeClock, auth string, latency ti
 		if at.After(clk.Now()) {
 			clk.AdvanceTo(at)
 		}
-		ok, _, err := p.TryAcquire(auth)
+		ok, _, err := p.TryAcquire(ctx, auth)
 		if !ok || err != nil {
 			t.Fatalf("request %d: TryAcquire = %v, %v at its ready time", i, ok, err)
 		}
 		clk.Advance(latency)
-		p.Release(auth, Feedback{Status: 200, Latency: latency})
+		p.Release(ctx, auth, Feedback{Status: 200, Latency: latency})
 		out = append(out, p.State(auth).Interval)
 	}
 	return out
@@ -56,7 +58,7 @@ func TestAutoThrottleConverges(t *testing.T) {
 	p, clk := newTestPacer(t, WithFloor(0), WithAutoThrottle(at), WithStartLog(64))
 	const fast, slow = "http://fast.example", "http://slow.example"
 	crawlDelay := 50 * time.Millisecond
-	if err := p.SetCrawlDelay(fast, crawlDelay); err != nil {
+	if err := p.SetCrawlDelay(context.Background(), fast, crawlDelay); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range []struct {
@@ -118,17 +120,18 @@ func TestAutoThrottleEdges(t *testing.T) {
 // Releases without a latency leave the delay alone, the state reports it,
 // and settings that make no sense are refused.
 func TestAutoThrottleState(t *testing.T) {
+	ctx := context.Background()
 	p, clk := newTestPacer(t, WithFloor(20*time.Millisecond), WithAutoThrottle(AutoThrottle{StartDelay: 10 * time.Millisecond}))
 	const a = "http://a.example"
 	if s := p.State(a); s.Interval != 20*time.Millisecond {
 		t.Fatalf("unseen authority interval %v; want the floor", s.Interval)
 	}
-	p.TryAcquire(a)
+	p.TryAcquire(ctx, a)
 	if s := p.State(a); s.ThrottleDelay != 20*time.Millisecond {
 		t.Fatalf("start throttle delay %v; want max(start, floor) = 20ms", s.ThrottleDelay)
 	}
 	clk.Advance(time.Second)
-	p.Release(a, Feedback{Status: 200}) // no latency
+	p.Release(ctx, a, Feedback{Status: 200}) // no latency
 	if s := p.State(a); s.ThrottleDelay != 20*time.Millisecond {
 		t.Errorf("a release without latency moved the delay to %v", s.ThrottleDelay)
 	}

@@ -1,6 +1,7 @@
 package politeness
 
 import (
+	"context"
 	"runtime"
 	"strconv"
 	"sync"
@@ -40,13 +41,14 @@ const step = DefaultFloor / benchAuthorities
 // released, round-robin over 10,000 authorities that are each ready again
 // when their turn comes.
 func BenchmarkTryAcquireRelease(b *testing.B) {
+	ctx := context.Background()
 	clk := &benchClock{ns: atomic.Int64{}}
 	clk.advance(time.Duration(time.Now().UnixNano()))
 	p, _ := New(WithClock(clk))
 	names := benchNames()
 	for _, a := range names { // warm: every authority has state
-		p.TryAcquire(a)
-		p.Release(a, Feedback{Status: 200})
+		p.TryAcquire(ctx, a)
+		p.Release(ctx, a, Feedback{Status: 200})
 		clk.advance(step)
 	}
 	b.ReportAllocs()
@@ -54,8 +56,8 @@ func BenchmarkTryAcquireRelease(b *testing.B) {
 	refused := 0
 	for i := 0; i < b.N; i++ {
 		a := names[i%benchAuthorities]
-		if ok, _, _ := p.TryAcquire(a); ok {
-			p.Release(a, Feedback{Status: 200})
+		if ok, _, _ := p.TryAcquire(ctx, a); ok {
+			p.Release(ctx, a, Feedback{Status: 200})
 		} else {
 			refused++
 		}
@@ -101,16 +103,17 @@ func BenchmarkPeerMapLimiter(b *testing.B) {
 // BenchmarkTryAcquireRefused is the path of a request that arrives too
 // early and goes back to the frontier.
 func BenchmarkTryAcquireRefused(b *testing.B) {
+	ctx := context.Background()
 	p, _ := New()
 	names := benchNames()
 	for _, a := range names {
-		p.TryAcquire(a)
-		p.Release(a, Feedback{Status: 200})
+		p.TryAcquire(ctx, a)
+		p.Release(ctx, a, Feedback{Status: 200})
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if ok, _, _ := p.TryAcquire(names[i%benchAuthorities]); ok && i < benchAuthorities {
+		if ok, _, _ := p.TryAcquire(ctx, names[i%benchAuthorities]); ok && i < benchAuthorities {
 			b.Fatal("start allowed within the interval")
 		}
 	}
@@ -119,11 +122,12 @@ func BenchmarkTryAcquireRefused(b *testing.B) {
 // BenchmarkReadyAt is the frontier's question, asked of 10,000 authorities
 // that have pacing state, on the system clock.
 func BenchmarkReadyAt(b *testing.B) {
+	ctx := context.Background()
 	p, _ := New()
 	names := benchNames()
 	for _, a := range names {
-		p.TryAcquire(a)
-		p.Release(a, Feedback{Status: 200})
+		p.TryAcquire(ctx, a)
+		p.Release(ctx, a, Feedback{Status: 200})
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -146,7 +150,7 @@ func BenchmarkReadyAtInFlight(b *testing.B) {
 	p, _ := New(WithConcurrency(8))
 	names := benchNames()
 	for _, a := range names {
-		p.TryAcquire(a)
+		p.TryAcquire(context.Background(), a)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -165,11 +169,12 @@ func BenchmarkReadyAtInFlight(b *testing.B) {
 // BenchmarkReadyAtParallel and BenchmarkTryAcquireReleaseParallel measure
 // the same under contention from GOMAXPROCS goroutines.
 func BenchmarkReadyAtParallel(b *testing.B) {
+	ctx := context.Background()
 	p, _ := New()
 	names := benchNames()
 	for _, a := range names {
-		p.TryAcquire(a)
-		p.Release(a, Feedback{Status: 200})
+		p.TryAcquire(ctx, a)
+		p.Release(ctx, a, Feedback{Status: 200})
 	}
 	var seq atomic.Int64
 	b.ReportAllocs()
@@ -184,6 +189,7 @@ func BenchmarkReadyAtParallel(b *testing.B) {
 }
 
 func BenchmarkTryAcquireReleaseParallel(b *testing.B) {
+	ctx := context.Background()
 	clk := &benchClock{}
 	clk.advance(time.Duration(time.Now().UnixNano()))
 	p, _ := New(WithClock(clk))
@@ -196,8 +202,8 @@ func BenchmarkTryAcquireReleaseParallel(b *testing.B) {
 		for pb.Next() {
 			i++
 			a := names[i%benchAuthorities]
-			if ok, _, _ := p.TryAcquire(a); ok {
-				p.Release(a, Feedback{Status: 200})
+			if ok, _, _ := p.TryAcquire(ctx, a); ok {
+				p.Release(ctx, a, Feedback{Status: 200})
 			}
 			clk.advance(step)
 		}
@@ -208,6 +214,7 @@ func BenchmarkTryAcquireReleaseParallel(b *testing.B) {
 // (the authority strings themselves excluded): 10,000 authorities, each with
 // a Crawl-delay and a start and release behind it.
 func BenchmarkMemoryPerAuthority(b *testing.B) {
+	ctx := context.Background()
 	names := benchNames()
 	var perAuthority float64
 	for i := 0; i < b.N; i++ {
@@ -216,9 +223,9 @@ func BenchmarkMemoryPerAuthority(b *testing.B) {
 		runtime.ReadMemStats(&before)
 		p, _ := New()
 		for _, a := range names {
-			p.SetCrawlDelay(a, 2*time.Second)
-			p.TryAcquire(a)
-			p.Release(a, Feedback{Status: 200})
+			p.SetCrawlDelay(ctx, a, 2*time.Second)
+			p.TryAcquire(ctx, a)
+			p.Release(ctx, a, Feedback{Status: 200})
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)

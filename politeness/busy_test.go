@@ -1,6 +1,7 @@
 package politeness
 
 import (
+	"context"
 	"log/slog"
 	"maps"
 	"testing"
@@ -24,6 +25,7 @@ func busyOf(p *Pacer, now time.Time) map[string]AuthorityState {
 // the authorities Snapshot shows in flight or paused, with the same
 // states, and forgets an authority once its pause is over.
 func TestBusyIsTheBusyPartOfSnapshot(t *testing.T) {
+	ctx := context.Background()
 	clk := newFakeClock()
 	p, err := New(WithClock(clk), WithFloor(time.Second), WithBackoff(2*time.Second, time.Minute), WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -47,14 +49,14 @@ func TestBusyIsTheBusyPartOfSnapshot(t *testing.T) {
 	const a, b, c, d = "http://a", "http://b", "http://c", "http://d"
 	check("a new pacer")
 	for _, name := range []string{a, b, c} {
-		if ok, _, _ := p.TryAcquire(name); !ok {
+		if ok, _, _ := p.TryAcquire(ctx, name); !ok {
 			t.Fatalf("first start to %s refused", name)
 		}
 	}
 	check("three in flight", a, b, c)
-	p.Release(a, Feedback{Status: 200})
-	p.Release(b, Feedback{Status: 429, RetryAfter: "5"})
-	p.Release(c, Feedback{Status: 500})
+	p.Release(ctx, a, Feedback{Status: 200})
+	p.Release(ctx, b, Feedback{Status: 429, RetryAfter: "5"})
+	p.Release(ctx, c, Feedback{Status: 500})
 	check("a released, b paused 5 s, c backing off 2 s", b, c)
 	clk.Advance(3 * time.Second)
 	check("c's backoff over", b)

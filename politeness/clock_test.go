@@ -1,6 +1,7 @@
 package politeness
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -97,7 +98,7 @@ func newTestPacer(t testing.TB, opts ...Option) (*Pacer, *fakeClock) {
 // mustAcquire books a start to a and fails the test if it cannot.
 func mustAcquire(t *testing.T, p *Pacer, a string) {
 	t.Helper()
-	ok, at, err := p.TryAcquire(a)
+	ok, at, err := p.TryAcquire(context.Background(), a)
 	if err != nil || !ok {
 		t.Fatalf("TryAcquire(%s) = %v, %v, %v; want ok", a, ok, at, err)
 	}
@@ -106,7 +107,7 @@ func mustAcquire(t *testing.T, p *Pacer, a string) {
 // mustRefuse asserts TryAcquire refuses a start with the given retry time.
 func mustRefuse(t *testing.T, p *Pacer, a string, wantAt time.Time) {
 	t.Helper()
-	ok, at, err := p.TryAcquire(a)
+	ok, at, err := p.TryAcquire(context.Background(), a)
 	if err != nil || ok || !at.Equal(wantAt) {
 		t.Fatalf("TryAcquire(%s) = %v, %v, %v; want refused until %v", a, ok, at, err, wantAt)
 	}

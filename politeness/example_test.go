@@ -1,6 +1,7 @@
 package politeness_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log"
@@ -27,6 +28,7 @@ func (c *stepClock) After(d time.Duration) <-chan time.Time {
 // release anchoring the next start, a 429 with Retry-After, and an
 // authority excluded for asking too long a Crawl-delay.
 func Example() {
+	ctx := context.Background()
 	start := time.Date(2025, time.March, 1, 12, 0, 0, 0, time.UTC)
 	clock := &stepClock{now: start}
 	since := func(t time.Time) time.Duration { return t.Sub(start) }
@@ -39,34 +41,34 @@ func Example() {
 	const site = "https://example.com"
 
 	// heed's robots stage read "Crawl-delay: 2.5" in site's robots.txt.
-	if err := p.SetCrawlDelay(site, 2500*time.Millisecond); err != nil {
+	if err := p.SetCrawlDelay(ctx, site, 2500*time.Millisecond); err != nil {
 		log.Fatal(err)
 	}
 
-	ok, _, _ := p.TryAcquire(site)
+	ok, _, _ := p.TryAcquire(ctx, site)
 	fmt.Println("first request starts:", ok)
 	clock.now = clock.now.Add(300 * time.Millisecond) // the response takes 300 ms
-	p.Release(site, politeness.Feedback{Status: 200})
+	p.Release(ctx, site, politeness.Feedback{Status: 200})
 
 	// The next start is 2.5 s after the response, not after the start.
-	ok, retryAt, _ := p.TryAcquire(site)
+	ok, retryAt, _ := p.TryAcquire(ctx, site)
 	fmt.Println("second request starts at once:", ok, "; retry at", since(retryAt))
 	fmt.Println("ReadyAt:", since(p.ReadyAt(site)))
 
 	clock.now = retryAt
-	ok, _, _ = p.TryAcquire(site)
+	ok, _, _ = p.TryAcquire(ctx, site)
 	fmt.Println("second request starts at", since(clock.now), ok)
-	p.Release(site, politeness.Feedback{Status: 429, RetryAfter: "120"})
+	p.Release(ctx, site, politeness.Feedback{Status: 429, RetryAfter: "120"})
 	fmt.Println("after 429 with Retry-After: 120, ReadyAt:", since(p.ReadyAt(site)))
 
 	// One paused authority holds up no other.
-	ok, _, _ = p.TryAcquire("https://other.example")
+	ok, _, _ = p.TryAcquire(ctx, "https://other.example")
 	fmt.Println("another authority starts meanwhile:", ok)
 
 	// A Crawl-delay above the cap (30 s) excludes its authority.
 	const slow = "https://slow.example"
-	_ = p.SetCrawlDelay(slow, time.Minute)
-	_, _, err = p.TryAcquire(slow)
+	_ = p.SetCrawlDelay(ctx, slow, time.Minute)
+	_, _, err = p.TryAcquire(ctx, slow)
 	var tooLong *politeness.DelayTooLongError
 	fmt.Println("excluded:", errors.As(err, &tooLong), "-", err)
 

@@ -111,7 +111,7 @@ func TestRetryAfterPauses(t *testing.T) {
 			p, clk := newTestPacer(t, WithBackoff(backoff, time.Minute),
 				WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 			mustAcquire(t, p, hostA)
-			p.Release(hostA, tt.fb)
+			p.Release(context.Background(), hostA, tt.fb)
 			want := epoch.Add(tt.want)
 			if r := p.ReadyAt(hostA); !r.Equal(want) {
 				t.Fatalf("ReadyAt = +%v; want +%v", r.Sub(epoch), tt.want)
@@ -142,7 +142,7 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 		t.Helper()
 		mustAcquire(t, p, hostA)
 		released := clk.Now()
-		p.Release(hostA, fb)
+		p.Release(context.Background(), hostA, fb)
 		s := p.State(hostA)
 		if s.Backoff != want || s.Failures != failures {
 			t.Fatalf("after %+v: Backoff %v, Failures %d; want %v, %d", fb, s.Backoff, s.Failures, want, failures)
@@ -169,7 +169,7 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 func TestBackoffOff(t *testing.T) {
 	p, clk := newTestPacer(t, WithBackoff(0, 0))
 	mustAcquire(t, p, hostA)
-	p.Release(hostA, Feedback{Status: 500})
+	p.Release(context.Background(), hostA, Feedback{Status: 500})
 	if r := p.ReadyAt(hostA); !r.Equal(clk.Now().Add(time.Second)) {
 		t.Fatalf("ReadyAt = %v; want the interval only", r.Sub(clk.Now()))
 	}
@@ -177,19 +177,20 @@ func TestBackoffOff(t *testing.T) {
 
 // A pause is never shortened: a short Retry-After does not cut a backoff.
 func TestPauseNeverShortened(t *testing.T) {
+	ctx := context.Background()
 	// Two requests in flight, so that three answers arrive in a row: no
 	// interval, or the second could not have started.
 	p, clk := newTestPacer(t, WithFloor(0), WithConcurrency(2), WithBackoff(time.Minute, time.Hour))
 	mustAcquire(t, p, hostA)
 	clk.Advance(time.Second)
 	mustAcquire(t, p, hostA)
-	p.Release(hostA, Feedback{Status: 500})
+	p.Release(ctx, hostA, Feedback{Status: 500})
 	until := clk.Now().Add(time.Minute)
-	p.Release(hostA, Feedback{Status: 429, RetryAfter: "1"})
+	p.Release(ctx, hostA, Feedback{Status: 429, RetryAfter: "1"})
 	if s := p.State(hostA); !s.PausedUntil.Equal(until) {
 		t.Fatalf("PausedUntil = %v; want %v", s.PausedUntil, until)
 	}
-	p.Release(hostA, Feedback{Status: 200}) // success resets the step, not the pause
+	p.Release(ctx, hostA, Feedback{Status: 200}) // success resets the step, not the pause
 	if s := p.State(hostA); !s.PausedUntil.Equal(until) || s.Backoff != 0 {
 		t.Fatalf("State = %+v", s)
 	}

@@ -12,6 +12,7 @@ import (
 // give an authority up (for good, and alone); an answer of any status, even
 // an error status, resets the count, and heed stopping does not count.
 func TestGiveUpAfterSilentRequests(t *testing.T) {
+	ctx := context.Background()
 	timeout := errors.New("Client.Timeout exceeded while awaiting headers")
 	tests := []struct {
 		name     string
@@ -32,14 +33,14 @@ func TestGiveUpAfterSilentRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, fb := range tt.outcomes {
-				ok, _, err := p.TryAcquire(hostA)
+				ok, _, err := p.TryAcquire(ctx, hostA)
 				if !ok || err != nil {
 					t.Fatalf("request %d: ok=%v err=%v", i, ok, err)
 				}
 				clk.Advance(time.Second)
-				p.Release(hostA, fb)
+				p.Release(ctx, hostA, fb)
 			}
-			_, _, err = p.TryAcquire(hostA)
+			_, _, err = p.TryAcquire(ctx, hostA)
 			var gone *UnreachableError
 			if got := errors.As(err, &gone); got != tt.gone {
 				t.Fatalf("given up = %v (err %v), want %v", got, err, tt.gone)
@@ -51,11 +52,11 @@ func TestGiveUpAfterSilentRequests(t *testing.T) {
 				if at := p.ReadyAt(hostA); !at.IsZero() {
 					t.Errorf("a given-up authority is ready at %v, want at once (its URLs are recorded promptly)", at)
 				}
-				if err := p.Wait(context.Background(), hostA); !errors.As(err, &gone) {
+				if err := p.Wait(ctx, hostA); !errors.As(err, &gone) {
 					t.Errorf("Wait = %v, want the UnreachableError", err)
 				}
 			}
-			if ok, _, err := p.TryAcquire(hostB); !ok || err != nil {
+			if ok, _, err := p.TryAcquire(ctx, hostB); !ok || err != nil {
 				t.Errorf("another authority: ok=%v err=%v", ok, err)
 			}
 		})
@@ -63,17 +64,18 @@ func TestGiveUpAfterSilentRequests(t *testing.T) {
 }
 
 func TestGiveUpZeroNeverGivesUp(t *testing.T) {
+	ctx := context.Background()
 	clk := newFakeClock()
 	p, err := New(WithClock(clk), WithFloor(0), WithBackoff(0, 0), WithGiveUp(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 50; i++ {
-		ok, _, err := p.TryAcquire(hostA)
+		ok, _, err := p.TryAcquire(ctx, hostA)
 		if !ok || err != nil {
 			t.Fatalf("request %d: ok=%v err=%v", i, ok, err)
 		}
-		p.Release(hostA, Feedback{Err: fmt.Errorf("timeout %d", i)})
+		p.Release(ctx, hostA, Feedback{Err: fmt.Errorf("timeout %d", i)})
 	}
 	if _, err := New(WithGiveUp(-1)); err == nil {
 		t.Error("a negative give-up count was accepted")

@@ -1,6 +1,7 @@
 package politeness
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -18,7 +19,7 @@ func TestConcurrencyLimit(t *testing.T) {
 	if s := p.State(hostA); s.InFlight != 3 {
 		t.Fatalf("InFlight = %d", s.InFlight)
 	}
-	p.Release(hostA, Feedback{Status: 200})
+	p.Release(context.Background(), hostA, Feedback{Status: 200})
 	mustAcquire(t, p, hostA)
 	mustAcquire(t, p, hostB) // other authorities have their own slots
 }
@@ -28,6 +29,7 @@ func TestConcurrencyLimit(t *testing.T) {
 // arrivals at the server an interval apart. While one is in flight, ReadyAt
 // and TryAcquire agree on the soonest next start: an interval from now.
 func TestIntervalMeansOneInFlight(t *testing.T) {
+	ctx := context.Background()
 	tests := []struct {
 		name              string
 		floor, crawlDelay time.Duration
@@ -39,7 +41,7 @@ func TestIntervalMeansOneInFlight(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, clk := newTestPacer(t, WithFloor(tt.floor), WithConcurrency(8))
-			if err := p.SetCrawlDelay(hostA, tt.crawlDelay); err != nil {
+			if err := p.SetCrawlDelay(ctx, hostA, tt.crawlDelay); err != nil {
 				t.Fatal(err)
 			}
 			t0 := clk.Now()
@@ -56,7 +58,7 @@ func TestIntervalMeansOneInFlight(t *testing.T) {
 			if s := p.State(hostA); s.InFlight != 1 {
 				t.Fatalf("InFlight = %d; want 1", s.InFlight)
 			}
-			p.Release(hostA, Feedback{Status: 200})
+			p.Release(ctx, hostA, Feedback{Status: 200})
 			want := clk.Now().Add(time.Second) // completion anchor
 			if r := p.ReadyAt(hostA); !r.Equal(want) {
 				t.Fatalf("released: ReadyAt = +%v; want +%v", r.Sub(t0), want.Sub(t0))
@@ -75,11 +77,12 @@ func TestIntervalMeansOneInFlight(t *testing.T) {
 // released, and an interval after the last; a Crawl-delay of 0 with no floor
 // gives the authority its concurrency back.
 func TestIntervalSetWhileSeveralInFlight(t *testing.T) {
+	ctx := context.Background()
 	p, clk := newTestPacer(t, WithFloor(0), WithConcurrency(3))
 	for i := 0; i < 3; i++ {
 		mustAcquire(t, p, hostA)
 	}
-	if err := p.SetCrawlDelay(hostA, time.Second); err != nil {
+	if err := p.SetCrawlDelay(ctx, hostA, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
@@ -89,13 +92,13 @@ func TestIntervalSetWhileSeveralInFlight(t *testing.T) {
 			t.Fatalf("%d in flight: ReadyAt = %v from now; want 1s", 3-i, r.Sub(clk.Now()))
 		}
 		mustRefuse(t, p, hostA, want)
-		p.Release(hostA, Feedback{Status: 200})
+		p.Release(ctx, hostA, Feedback{Status: 200})
 	}
 	want := clk.Now().Add(time.Second)
 	mustRefuse(t, p, hostA, want)
 	clk.AdvanceTo(want)
 	mustAcquire(t, p, hostA)
-	if err := p.SetCrawlDelay(hostA, 0); err != nil {
+	if err := p.SetCrawlDelay(ctx, hostA, 0); err != nil {
 		t.Fatal(err)
 	}
 	mustAcquire(t, p, hostA)
@@ -114,7 +117,7 @@ func TestConcurrencyLimitDuringPause(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustRefuse(t, p, hostA, until)
-		p.Release(hostA, Feedback{Status: 200})
+		p.Release(context.Background(), hostA, Feedback{Status: 200})
 		clk.Advance(time.Minute)
 		mustAcquire(t, p, hostA)
 	}

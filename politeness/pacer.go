@@ -321,7 +321,12 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 //
 // For an authority excluded by its Crawl-delay, err is the
 // [*DelayTooLongError] and nothing is booked.
-func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err error) {
+//
+// ctx is not consulted: a Pacer keeps its state in this process and
+// answers at once. It is there for pacers that keep theirs elsewhere
+// (package politeness/redispacer asks Redis on ctx), so that heed's
+// politeness stage passes its request's context to either.
+func (p *Pacer) TryAcquire(ctx context.Context, authority string) (ok bool, retryAt time.Time, err error) {
 	a := p.get(authority)
 	now := p.cfg.Clock.Now()
 	a.mu.Lock()
@@ -388,7 +393,10 @@ func (p *Pacer) Wait(ctx context.Context, authority string) error {
 //
 // A Release without a booked start is tolerated: it anchors the next start
 // like any other, and the in-flight count never goes below zero.
-func (p *Pacer) Release(authority string, fb Feedback) {
+//
+// ctx is not consulted, as in TryAcquire: a Release always frees the slot,
+// also after the crawl was cancelled.
+func (p *Pacer) Release(ctx context.Context, authority string, fb Feedback) {
 	a := p.get(authority)
 	now := p.cfg.Clock.Now()
 	a.mu.Lock()
@@ -473,8 +481,9 @@ func (a *authority) noteSilence(name string, fb Feedback, now time.Time, giveUp 
 //
 // If d is above the cap ([WithMaxCrawlDelay]) SetCrawlDelay returns a
 // [*DelayTooLongError] and the authority is excluded until a later call
-// within the cap. A negative d is an error and changes nothing.
-func (p *Pacer) SetCrawlDelay(authority string, d time.Duration) error {
+// within the cap. A negative d is an error and changes nothing. ctx is
+// not consulted, as in TryAcquire.
+func (p *Pacer) SetCrawlDelay(ctx context.Context, authority string, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("politeness: negative crawl-delay %v for %s", d, authority)
 	}

@@ -48,6 +48,7 @@ func TestNewRejectsNonsense(t *testing.T) {
 }
 
 func TestIntervalIsMaxOfFloorAndCrawlDelay(t *testing.T) {
+	ctx := context.Background()
 	tests := []struct {
 		name       string
 		floor      time.Duration
@@ -66,7 +67,7 @@ func TestIntervalIsMaxOfFloorAndCrawlDelay(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, clk := newTestPacer(t, WithFloor(tt.floor))
-			if err := p.SetCrawlDelay(hostA, tt.crawlDelay); err != nil {
+			if err := p.SetCrawlDelay(ctx, hostA, tt.crawlDelay); err != nil {
 				t.Fatalf("SetCrawlDelay: %v", err)
 			}
 			if got := p.State(hostA).Interval; got != tt.want {
@@ -74,7 +75,7 @@ func TestIntervalIsMaxOfFloorAndCrawlDelay(t *testing.T) {
 			}
 			t0 := clk.Now()
 			mustAcquire(t, p, hostA)
-			p.Release(hostA, Feedback{Status: 200})
+			p.Release(ctx, hostA, Feedback{Status: 200})
 			if tt.want == 0 {
 				if r := p.ReadyAt(hostA); r.After(t0) {
 					t.Fatalf("ReadyAt = %v; want now", r)
@@ -99,10 +100,11 @@ func TestIntervalIsMaxOfFloorAndCrawlDelay(t *testing.T) {
 // with the request in flight or after its release, is always good for
 // TryAcquire.
 func TestSpacingIsExact(t *testing.T) {
+	ctx := context.Background()
 	for ms := 1; ms < 40000; ms += 97 {
 		iv := time.Duration(ms)*time.Millisecond + time.Duration(ms%13)*time.Microsecond + time.Duration(ms%7)
 		p, clk := newTestPacer(t, WithFloor(0), WithMaxCrawlDelay(time.Hour))
-		if err := p.SetCrawlDelay(hostA, iv); err != nil {
+		if err := p.SetCrawlDelay(ctx, hostA, iv); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < 4; i++ {
@@ -113,9 +115,9 @@ func TestSpacingIsExact(t *testing.T) {
 			}
 			// Released at once, so that both anchors fall on start+iv
 			// and the limiter's rounding is what decides.
-			p.Release(hostA, Feedback{Status: 200})
+			p.Release(ctx, hostA, Feedback{Status: 200})
 			clk.Advance(iv - 1)
-			if ok, _, _ := p.TryAcquire(hostA); ok {
+			if ok, _, _ := p.TryAcquire(ctx, hostA); ok {
 				t.Fatalf("interval %v: start allowed %v after the previous", iv, clk.Now().Sub(start))
 			}
 			r := p.ReadyAt(hostA)
@@ -132,6 +134,7 @@ func TestSpacingIsExact(t *testing.T) {
 // ReadyAt and TryAcquire both answer with the limiter's time, whether the
 // previous request is in flight or released.
 func TestLimiterLaterThanAnchors(t *testing.T) {
+	ctx := context.Background()
 	reserveBehindTheBack := func(p *Pacer, at time.Time) {
 		a := p.lookup(hostA)
 		a.mu.Lock()
@@ -142,7 +145,7 @@ func TestLimiterLaterThanAnchors(t *testing.T) {
 		p, clk := newTestPacer(t)
 		t0 := clk.Now()
 		mustAcquire(t, p, hostA)
-		p.Release(hostA, Feedback{Status: 200})
+		p.Release(ctx, hostA, Feedback{Status: 200})
 		reserveBehindTheBack(p, t0.Add(500*time.Millisecond))
 		want := t0.Add(2 * time.Second)
 		if r := p.ReadyAt(hostA); !r.Equal(want) {
@@ -170,7 +173,7 @@ func TestLimiterLaterThanAnchors(t *testing.T) {
 			t.Fatalf("ReadyAt = +%v; want +%v", r.Sub(t0), want.Sub(t0))
 		}
 		mustRefuse(t, p, hostA, want)
-		p.Release(hostA, Feedback{Status: 200})
+		p.Release(ctx, hostA, Feedback{Status: 200})
 		clk.AdvanceTo(want)
 		mustAcquire(t, p, hostA)
 	})
@@ -181,7 +184,7 @@ func TestCompletionAnchoring(t *testing.T) {
 	t0 := clk.Now()
 	mustAcquire(t, p, hostA)
 	clk.Advance(5 * time.Second) // a slow response
-	p.Release(hostA, Feedback{Status: 200})
+	p.Release(context.Background(), hostA, Feedback{Status: 200})
 	want := t0.Add(6 * time.Second)
 	if r := p.ReadyAt(hostA); !r.Equal(want) {
 		t.Fatalf("ReadyAt = %v; want release + interval %v", r.Sub(t0), want.Sub(t0))
@@ -196,12 +199,13 @@ func TestCompletionAnchoring(t *testing.T) {
 }
 
 func TestCrawlDelayAppliesSinceLastStart(t *testing.T) {
+	ctx := context.Background()
 	p, clk := newTestPacer(t)
 	t0 := clk.Now()
 	mustAcquire(t, p, hostA) // e.g. the robots.txt fetch itself
 	clk.Advance(100 * time.Millisecond)
-	p.Release(hostA, Feedback{Status: 200})
-	if err := p.SetCrawlDelay(hostA, 10*time.Second); err != nil {
+	p.Release(ctx, hostA, Feedback{Status: 200})
+	if err := p.SetCrawlDelay(ctx, hostA, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	want := t0.Add(10100 * time.Millisecond)
@@ -213,6 +217,7 @@ func TestCrawlDelayAppliesSinceLastStart(t *testing.T) {
 }
 
 func TestCrawlDelayCap(t *testing.T) {
+	ctx := context.Background()
 	tests := []struct {
 		name     string
 		opts     []Option
@@ -229,12 +234,12 @@ func TestCrawlDelayCap(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, _ := newTestPacer(t, tt.opts...)
-			err := p.SetCrawlDelay(hostA, tt.delay)
+			err := p.SetCrawlDelay(ctx, hostA, tt.delay)
 			var tooLong *DelayTooLongError
 			if got := errors.As(err, &tooLong); got != tt.excluded {
 				t.Fatalf("SetCrawlDelay error = %v; excluded want %v", err, tt.excluded)
 			}
-			ok, at, aerr := p.TryAcquire(hostA)
+			ok, at, aerr := p.TryAcquire(ctx, hostA)
 			if !tt.excluded {
 				if !ok || aerr != nil {
 					t.Fatalf("TryAcquire = %v, %v, %v; want ok", ok, at, aerr)
@@ -249,7 +254,7 @@ func TestCrawlDelayCap(t *testing.T) {
 			if ok || !at.IsZero() || !errors.As(aerr, &again) || *again != want {
 				t.Fatalf("TryAcquire = %v, %v, %v; want the DelayTooLongError", ok, at, aerr)
 			}
-			if err := p.Wait(context.Background(), hostA); !errors.As(err, &again) {
+			if err := p.Wait(ctx, hostA); !errors.As(err, &again) {
 				t.Fatalf("Wait = %v; want the DelayTooLongError", err)
 			}
 			if r := p.ReadyAt(hostA); !r.IsZero() {
@@ -260,10 +265,10 @@ func TestCrawlDelayCap(t *testing.T) {
 				t.Fatalf("State = %+v", s)
 			}
 			// A refreshed robots.txt within the cap lifts the exclusion.
-			if err := p.SetCrawlDelay(hostA, 0); err != nil {
+			if err := p.SetCrawlDelay(ctx, hostA, 0); err != nil {
 				t.Fatalf("SetCrawlDelay(0) = %v", err)
 			}
-			if ok, _, err := p.TryAcquire(hostA); !ok || err != nil {
+			if ok, _, err := p.TryAcquire(ctx, hostA); !ok || err != nil {
 				t.Fatalf("after lifting: TryAcquire = %v, %v", ok, err)
 			}
 		})
@@ -272,7 +277,7 @@ func TestCrawlDelayCap(t *testing.T) {
 
 func TestSetCrawlDelayNegative(t *testing.T) {
 	p, _ := newTestPacer(t)
-	err := p.SetCrawlDelay(hostA, -time.Second)
+	err := p.SetCrawlDelay(context.Background(), hostA, -time.Second)
 	var tooLong *DelayTooLongError
 	if err == nil || errors.As(err, &tooLong) {
 		t.Fatalf("SetCrawlDelay(-1s) = %v; want a plain error", err)
@@ -285,7 +290,7 @@ func TestSetCrawlDelayNegative(t *testing.T) {
 func TestReadyAtNeverReserves(t *testing.T) {
 	p, clk := newTestPacer(t, WithConcurrency(2))
 	mustAcquire(t, p, hostA)
-	p.Release(hostA, Feedback{Status: 503}) // some backoff state too
+	p.Release(context.Background(), hostA, Feedback{Status: 503}) // some backoff state too
 	before := p.State(hostA)
 	t0 := clk.Now()
 	for i := 0; i < 1000; i++ {
@@ -310,19 +315,20 @@ func TestReadyAtNeverReserves(t *testing.T) {
 }
 
 func TestPauseIsPerAuthority(t *testing.T) {
+	ctx := context.Background()
 	p, clk := newTestPacer(t)
 	t0 := clk.Now()
 	mustAcquire(t, p, hostA)
 	mustAcquire(t, p, hostB)
-	p.Release(hostA, Feedback{Status: 429, RetryAfter: "600"})
-	p.Release(hostB, Feedback{Status: 200})
+	p.Release(ctx, hostA, Feedback{Status: 429, RetryAfter: "600"})
+	p.Release(ctx, hostB, Feedback{Status: 200})
 	for _, other := range []string{hostB, "http://a.test", "https://a.test:8443"} {
 		clk.AdvanceTo(t0.Add(time.Second))
 		if r := p.ReadyAt(other); r.After(clk.Now()) {
 			t.Fatalf("ReadyAt(%s) = %v; want ready", other, r.Sub(t0))
 		}
 		mustAcquire(t, p, other)
-		p.Release(other, Feedback{Status: 200})
+		p.Release(ctx, other, Feedback{Status: 200})
 	}
 	mustRefuse(t, p, hostA, t0.Add(10*time.Minute))
 }
@@ -332,7 +338,7 @@ func TestWait(t *testing.T) {
 		p, clk := newTestPacer(t)
 		t0 := clk.Now()
 		mustAcquire(t, p, hostA)
-		p.Release(hostA, Feedback{Status: 200})
+		p.Release(context.Background(), hostA, Feedback{Status: 200})
 		done := make(chan error, 1)
 		go func() { done <- p.Wait(context.Background(), hostA) }()
 		waitFor(t, "Wait's timer", func() bool { return clk.pending() == 1 })
@@ -355,7 +361,7 @@ func TestWait(t *testing.T) {
 			defer a.mu.Unlock()
 			return a.wake != nil
 		})
-		p.Release(hostA, Feedback{Status: 200})
+		p.Release(context.Background(), hostA, Feedback{Status: 200})
 		if err := <-done; err != nil {
 			t.Fatalf("Wait = %v", err)
 		}
@@ -397,9 +403,10 @@ func TestWait(t *testing.T) {
 }
 
 func TestReleaseWithoutAcquire(t *testing.T) {
+	ctx := context.Background()
 	p, clk := newTestPacer(t)
-	p.Release(hostA, Feedback{Status: 200})
-	p.Release(hostA, Feedback{Status: 200})
+	p.Release(ctx, hostA, Feedback{Status: 200})
+	p.Release(ctx, hostA, Feedback{Status: 200})
 	s := p.State(hostA)
 	if s.InFlight != 0 || !s.LastRelease.Equal(clk.Now()) {
 		t.Fatalf("State = %+v; want no negative count and the release anchored", s)

@@ -1,6 +1,7 @@
 package politeness
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
@@ -22,6 +23,7 @@ var errTest = errors.New("connection reset by peer")
 // start, at least an interval away, and that it is reached if the request is
 // released at once.
 func TestRandomScheduleKeepsInvariants(t *testing.T) {
+	ctx := context.Background()
 	type model struct {
 		interval               time.Duration
 		lastStart, lastRelease time.Time
@@ -73,7 +75,7 @@ func TestRandomScheduleKeepsInvariants(t *testing.T) {
 		m.lastStart = now
 	}
 	release := func(name string, m *model, fb Feedback) {
-		p.Release(name, fb)
+		p.Release(ctx, name, fb)
 		m.inFlight--
 		m.lastRelease = clk.Now()
 		m.pausedUntil = p.State(name).PausedUntil // the pause rules have their own tests
@@ -84,7 +86,7 @@ func TestRandomScheduleKeepsInvariants(t *testing.T) {
 		now := clk.Now()
 		switch op := rng.IntN(10); {
 		case op < 4:
-			ok, at, err := p.TryAcquire(name)
+			ok, at, err := p.TryAcquire(ctx, name)
 			if err != nil {
 				t.Fatalf("step %d: %v", step, err)
 			}
@@ -105,7 +107,7 @@ func TestRandomScheduleKeepsInvariants(t *testing.T) {
 			if rng.IntN(3) > 0 {
 				d = time.Duration(1+rng.IntN(1500)) * time.Millisecond
 			}
-			if err := p.SetCrawlDelay(name, d); err != nil {
+			if err := p.SetCrawlDelay(ctx, name, d); err != nil {
 				t.Fatal(err)
 			}
 			m.interval = d
@@ -113,7 +115,7 @@ func TestRandomScheduleKeepsInvariants(t *testing.T) {
 			r := p.ReadyAt(name)
 			if m.interval > 0 && m.inFlight > 0 {
 				busyChecks++
-				ok, at, _ := p.TryAcquire(name)
+				ok, at, _ := p.TryAcquire(ctx, name)
 				switch {
 				case ok:
 					t.Fatalf("step %d: %s: second start with an interval of %v", step, name, m.interval)
@@ -138,7 +140,7 @@ func TestRandomScheduleKeepsInvariants(t *testing.T) {
 				}
 				clk.AdvanceTo(r)
 			}
-			if ok, at, _ := p.TryAcquire(name); !ok {
+			if ok, at, _ := p.TryAcquire(ctx, name); !ok {
 				t.Fatalf("step %d: %s: ReadyAt said %v, TryAcquire refused until %v", step, name, r, at)
 			}
 			book(step, name, m)

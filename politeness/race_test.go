@@ -114,7 +114,7 @@ func testConcurrentPacing(t *testing.T, interval time.Duration, concurrency int,
 			resp.Body.Close()
 			fb.Status, fb.RetryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
 		}
-		p.Release(a, fb)
+		p.Release(context.Background(), a, fb)
 	}
 
 	began := time.Now()
@@ -153,7 +153,7 @@ func testConcurrentPacing(t *testing.T, interval time.Duration, concurrency int,
 				acquired := false
 				for i := range authorities {
 					a := names[(w+n+i)%authorities]
-					if ok, _, err := p.TryAcquire(a); err != nil {
+					if ok, _, err := p.TryAcquire(context.Background(), a); err != nil {
 						t.Errorf("TryAcquire: %v", err)
 						return
 					} else if ok {

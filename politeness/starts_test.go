@@ -1,11 +1,13 @@
 package politeness
 
 import (
+	"context"
 	"testing"
 	"time"
 )
 
 func TestStartLogKeepsTheLatestStarts(t *testing.T) {
+	ctx := context.Background()
 	p, clk := newTestPacer(t, WithFloor(time.Second), WithStartLog(3))
 	const a = "https://a.test"
 	var want []time.Time
@@ -13,13 +15,13 @@ func TestStartLogKeepsTheLatestStarts(t *testing.T) {
 		mustAcquire(t, p, a)
 		want = append(want, clk.Now())
 		clk.Advance(100 * time.Millisecond)
-		p.Release(a, Feedback{Status: 200})
+		p.Release(ctx, a, Feedback{Status: 200})
 		clk.Advance(time.Second)
 	}
 	// A refused try is no start.
 	mustAcquire(t, p, a)
 	want = append(want, clk.Now())
-	if ok, _, _ := p.TryAcquire(a); ok {
+	if ok, _, _ := p.TryAcquire(ctx, a); ok {
 		t.Fatal("second start while one is in flight")
 	}
 	got := p.Starts(a)
@@ -59,12 +61,13 @@ func TestNoStartLogByDefault(t *testing.T) {
 }
 
 func TestPausedByRetryAfter(t *testing.T) {
+	ctx := context.Background()
 	p, clk := newTestPacer(t, WithFloor(0))
 	const a, b = "https://a.test", "https://b.test"
 	mustAcquire(t, p, a)
-	p.Release(a, Feedback{Status: 429, RetryAfter: "60"})
+	p.Release(ctx, a, Feedback{Status: 429, RetryAfter: "60"})
 	mustAcquire(t, p, b)
-	p.Release(b, Feedback{Status: 500})
+	p.Release(ctx, b, Feedback{Status: 500})
 	sa, sb := p.State(a), p.State(b)
 	if !sa.PausedByRetryAfter || !sa.PausedUntil.Equal(clk.Now().Add(time.Minute)) {
 		t.Fatalf("after Retry-After: %+v", sa)
@@ -75,8 +78,8 @@ func TestPausedByRetryAfter(t *testing.T) {
 	// A shorter backoff within a Retry-After pause leaves its cause.
 	clk.Advance(61 * time.Second)
 	mustAcquire(t, p, a)
-	p.Release(a, Feedback{Status: 503, RetryAfter: "120"})
-	p.Release(a, Feedback{Status: 500}) // backoff 1 s, within the pause
+	p.Release(ctx, a, Feedback{Status: 503, RetryAfter: "120"})
+	p.Release(ctx, a, Feedback{Status: 500}) // backoff 1 s, within the pause
 	if s := p.State(a); !s.PausedByRetryAfter || !s.PausedUntil.Equal(clk.Now().Add(2*time.Minute)) {
 		t.Fatalf("after a backoff within a Retry-After pause: %+v", s)
 	}

@@ -1,6 +1,7 @@
 package politeness
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -23,6 +24,7 @@ func TestStateOfUnknownAuthority(t *testing.T) {
 // authority may start sooner than it could have in the old Pacer, while a
 // Pacer without the snapshot would let every one start at once.
 func TestSnapshotRestorePreventsBurst(t *testing.T) {
+	ctx := context.Background()
 	const (
 		slow     = "https://slow.test"     // Crawl-delay 5 s
 		limited  = "https://limited.test"  // said 429, Retry-After 60
@@ -32,23 +34,23 @@ func TestSnapshotRestorePreventsBurst(t *testing.T) {
 	)
 	old, clk := newTestPacer(t)
 	t0 := clk.Now()
-	if err := old.SetCrawlDelay(slow, 5*time.Second); err != nil {
+	if err := old.SetCrawlDelay(ctx, slow, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := old.SetCrawlDelay(excluded, time.Hour); err == nil {
+	if err := old.SetCrawlDelay(ctx, excluded, time.Hour); err == nil {
 		t.Fatal("want DelayTooLongError")
 	}
 	for _, a := range []string{slow, limited, failing} {
 		mustAcquire(t, old, a)
 	}
 	clk.Advance(200 * time.Millisecond)
-	old.Release(slow, Feedback{Status: 200})
-	old.Release(limited, Feedback{Status: 429, RetryAfter: "60"})
-	old.Release(failing, Feedback{Status: 500})
+	old.Release(ctx, slow, Feedback{Status: 200})
+	old.Release(ctx, limited, Feedback{Status: 429, RetryAfter: "60"})
+	old.Release(ctx, failing, Feedback{Status: 500})
 	mustAcquire(t, old, busy)
 	clk.Advance(time.Second)
 	mustAcquire(t, old, failing)
-	old.Release(failing, Feedback{Status: 500}) // at t0+1.2s, backoff 2 s
+	old.Release(ctx, failing, Feedback{Status: 500}) // at t0+1.2s, backoff 2 s
 
 	snap := old.Snapshot()
 	if len(snap) != 5 || snap[busy].InFlight != 1 || !snap[excluded].Excluded || snap[failing].Failures != 2 {
@@ -85,7 +87,7 @@ func TestSnapshotRestorePreventsBurst(t *testing.T) {
 		mustRefuse(t, restored, a, want)
 	}
 	var tooLong *DelayTooLongError
-	if _, _, err := restored.TryAcquire(excluded); !errors.As(err, &tooLong) {
+	if _, _, err := restored.TryAcquire(ctx, excluded); !errors.As(err, &tooLong) {
 		t.Errorf("%s: TryAcquire error %v; want DelayTooLongError", excluded, err)
 	}
 	for _, a := range []string{slow, limited, failing} {
@@ -111,7 +113,7 @@ func TestRestoreMergesAndUsesOwnSettings(t *testing.T) {
 	t0 := clk.Now()
 	mustAcquire(t, p, hostA)
 	clk.Advance(3 * time.Second)
-	p.Release(hostA, Feedback{Status: 200}) // live: released at t0+3s
+	p.Release(context.Background(), hostA, Feedback{Status: 200}) // live: released at t0+3s
 	err := p.Restore(map[string]AuthorityState{
 		hostA: {Interval: time.Second, LastStart: t0.Add(-time.Hour), LastRelease: t0.Add(-time.Hour)},
 		hostB: {Interval: time.Minute, CrawlDelay: 20 * time.Second, Excluded: false},

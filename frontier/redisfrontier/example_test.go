@@ -53,14 +53,14 @@ func Example() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		ok, retryAt, err := pacer.TryAcquire(req.Authority())
+		ok, retryAt, err := pacer.TryAcquire(context.Background(), req.Authority())
 		if err != nil || !ok {
 			// Not now (or Redis is out of reach): the frontier keeps it.
 			f.Retry(ctx, req, retryAt)
 			continue
 		}
 		status := 200 // fetch req.URL here
-		pacer.Release(req.Authority(), politeness.Feedback{Status: status})
+		pacer.Release(context.Background(), req.Authority(), politeness.Feedback{Status: status})
 		f.Done(ctx, req)
 	}
 }

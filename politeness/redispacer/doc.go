@@ -67,13 +67,16 @@
 // [redisstore.StoredGate]), so it hands out only requests whose
 // authority is ready, and TryAcquire rarely has to refuse one.
 //
-// TryAcquire, Release, SetCrawlDelay and ReadyAt have no context, as
-// politeness.Pacer's do not. While Redis is unreachable they retry for the
-// store's budget; then TryAcquire and SetCrawlDelay fail with an error
-// wrapping [redisstore.ErrUnavailable] (TryAcquire books nothing, so the
-// request should be put back), Release logs (its slot frees itself after
-// the slot timeout), and ReadyAt, which is only advice and gives up after
-// 2 s, answers "ready now". [Pacer.Wait] and [Pacer.State] take a context.
+// Every call that asks Redis takes a context, except ReadyAt (the
+// frontier's gate has none). While Redis is unreachable, TryAcquire,
+// SetCrawlDelay, Wait and State retry for the store's budget or until
+// their context ends, then fail with an error wrapping
+// [redisstore.ErrUnavailable] or the context's error (TryAcquire books
+// nothing, so the request should be put back). Release is not cancelled
+// with its context, so that a stopping crawl still frees its slots; it
+// retries for at most the slot timeout, then logs (the slot frees itself
+// then). ReadyAt, which is only advice, gives up after 2 s and answers
+// "ready now".
 //
 // # What it does not do
 //

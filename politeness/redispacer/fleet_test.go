@@ -89,7 +89,7 @@ func fleetStep(ctx context.Context, f *redisfrontier.Frontier, p *redispacer.Pac
 		return err
 	}
 	a := r.Authority()
-	ok, at, err := p.TryAcquire(a)
+	ok, at, err := p.TryAcquire(context.Background(), a)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func fleetStep(ctx context.Context, f *redisfrontier.Frontier, p *redispacer.Pac
 		resp.Body.Close()
 		fb = politeness.Feedback{Status: resp.StatusCode}
 	}
-	p.Release(a, fb)
+	p.Release(context.Background(), a, fb)
 	out.Lock()
 	fmt.Println("FETCHED", r.URL)
 	out.Unlock()
@@ -167,6 +167,7 @@ func TestFleetOneInFlightWhenSpaced(t *testing.T) {
 }
 
 func runFleet(t *testing.T, wide bool, latency time.Duration) {
+	ctx := context.Background()
 	e := newEnv(t)
 	const perSite = 20
 	hosts := []*host{newHost(t, latency), newHost(t, latency), newHost(t, latency)}
@@ -176,14 +177,14 @@ func runFleet(t *testing.T, wide bool, latency time.Duration) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	f, err := redisfrontier.NewFrontier(context.Background(), s, redisfrontier.WithFrontierOptions(frontier.WithGate(p)))
+	f, err := redisfrontier.NewFrontier(ctx, s, redisfrontier.WithFrontierOptions(frontier.WithGate(p)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	for i := 0; i < perSite; i++ {
 		for _, st := range hosts {
-			if res, err := f.Push(context.Background(), &frontier.Request{URL: fmt.Sprintf("%s/p/%d", st.URL, i)}); res != frontier.Added {
+			if res, err := f.Push(ctx, &frontier.Request{URL: fmt.Sprintf("%s/p/%d", st.URL, i)}); res != frontier.Added {
 				t.Fatalf("Push: %v %v", res, err)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 // are recorded promptly), Wait returns the give-up too, and other
 // authorities are not touched.
 func TestGiveUpLikePoliteness(t *testing.T) {
+	ctx := context.Background()
 	timeout := errors.New("Client.Timeout exceeded while awaiting headers")
 	tests := []struct {
 		name     string
@@ -44,26 +45,26 @@ func TestGiveUpLikePoliteness(t *testing.T) {
 			for i, fb := range tt.outcomes {
 				p := procs[i%2] // the processes take turns
 				mustAcquire(t, p, "request")
-				if ok, _, err := mem.TryAcquire(site); !ok || err != nil {
+				if ok, _, err := mem.TryAcquire(ctx, site); !ok || err != nil {
 					t.Fatalf("politeness, request %d: %v, %v", i, ok, err)
 				}
 				e.clk.advance(time.Second)
-				p.Release(site, fb)
-				mem.Release(site, fb)
+				p.Release(ctx, site, fb)
+				mem.Release(ctx, site, fb)
 			}
 			var memGone *politeness.UnreachableError
-			_, _, memErr := mem.TryAcquire(site)
+			_, _, memErr := mem.TryAcquire(ctx, site)
 			if got := errors.As(memErr, &memGone); got != tt.gone {
 				t.Fatalf("politeness: given up = %v (%v), want %v", got, memErr, tt.gone)
 			}
 			for i, p := range procs {
-				ok, _, err := p.TryAcquire(site)
+				ok, _, err := p.TryAcquire(ctx, site)
 				var gone *politeness.UnreachableError
 				if got := errors.As(err, &gone); got != tt.gone || (ok && tt.gone) {
 					t.Fatalf("process %d: given up = %v (ok %v, %v), want %v", i, got, ok, err, tt.gone)
 				}
 				if ok {
-					p.Release(site, politeness.Feedback{})
+					p.Release(ctx, site, politeness.Feedback{})
 				}
 				if !tt.gone {
 					continue
@@ -74,23 +75,23 @@ func TestGiveUpLikePoliteness(t *testing.T) {
 				if at := p.ReadyAt(site); !at.IsZero() {
 					t.Errorf("process %d: a given-up authority is ready at %v, want at once", i, at)
 				}
-				if err := p.Wait(context.Background(), site); !errors.As(err, &gone) {
+				if err := p.Wait(ctx, site); !errors.As(err, &gone) {
 					t.Errorf("process %d: Wait = %v, want the UnreachableError", i, err)
 				}
-				if ok, _, err := p.TryAcquire(other); !ok || err != nil {
+				if ok, _, err := p.TryAcquire(ctx, other); !ok || err != nil {
 					t.Errorf("process %d, another authority: ok=%v err=%v", i, ok, err)
 				}
-				p.Release(other, politeness.Feedback{Status: 200})
+				p.Release(ctx, other, politeness.Feedback{Status: 200})
 			}
 			if tt.gone {
 				// The frontier reads the stored ready time: at once.
-				ready, err := e.rdb.HGet(context.Background(), procs[0].ReadyKeyPrefix()+site, "ready").Int64()
+				ready, err := e.rdb.HGet(ctx, procs[0].ReadyKeyPrefix()+site, "ready").Int64()
 				if err != nil || ready != 0 {
 					t.Errorf("stored ready time %d, %v; want 0", ready, err)
 				}
 				// A process that joins later sees the give-up too.
 				late := e.pacer(opts...)
-				if _, _, err := late.TryAcquire(site); !errors.As(err, new(*politeness.UnreachableError)) {
+				if _, _, err := late.TryAcquire(ctx, site); !errors.As(err, new(*politeness.UnreachableError)) {
 					t.Errorf("a later process: TryAcquire = %v, want the UnreachableError", err)
 				}
 			}
@@ -105,6 +106,6 @@ func TestGiveUpZeroNeverGivesUp(t *testing.T) {
 	p := e.pacer(redispacer.WithFloor(0), redispacer.WithBackoff(0, 0), redispacer.WithPacing(politeness.WithGiveUp(0)))
 	for i := 0; i < 20; i++ {
 		mustAcquire(t, p, "request")
-		p.Release(site, politeness.Feedback{Err: errors.New("connection refused")})
+		p.Release(context.Background(), site, politeness.Feedback{Err: errors.New("connection refused")})
 	}
 }

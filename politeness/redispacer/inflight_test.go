@@ -26,6 +26,7 @@ func mustReadyIn(t *testing.T, p *redispacer.Pacer, what string, lo, hi time.Dur
 // one is in flight, in whichever process, ReadyAt and TryAcquire agree on
 // the soonest next start: an interval from now.
 func TestIntervalMeansOneInFlight(t *testing.T) {
+	ctx := context.Background()
 	tests := []struct {
 		name              string
 		floor, crawlDelay time.Duration
@@ -40,7 +41,7 @@ func TestIntervalMeansOneInFlight(t *testing.T) {
 			e := newEnv(t)
 			opts := []redispacer.Option{redispacer.WithFloor(tt.floor), redispacer.WithConcurrency(8)}
 			a, b := e.pacer(opts...), e.pacer(opts...)
-			if err := a.SetCrawlDelay(site, tt.crawlDelay); err != nil {
+			if err := a.SetCrawlDelay(ctx, site, tt.crawlDelay); err != nil {
 				t.Fatal(err)
 			}
 			mustAcquire(t, a, "first")
@@ -54,10 +55,10 @@ func TestIntervalMeansOneInFlight(t *testing.T) {
 				mustWait(t, b, "in flight", time.Second-slack, time.Second)
 				mustWait(t, a, "in flight", time.Second-slack, time.Second)
 			}
-			if st, err := b.State(context.Background(), site); err != nil || st.InFlight != 1 {
+			if st, err := b.State(ctx, site); err != nil || st.InFlight != 1 {
 				t.Fatalf("State = %+v, %v; want 1 in flight", st, err)
 			}
-			a.Release(site, politeness.Feedback{Status: 200})
+			a.Release(ctx, site, politeness.Feedback{Status: 200})
 			mustReadyIn(t, b, "released", time.Second-slack, time.Second)
 			mustWait(t, b, "released", time.Second-slack, time.Second)
 			e.clk.advance(time.Second + time.Millisecond)
@@ -72,17 +73,18 @@ func TestIntervalMeansOneInFlight(t *testing.T) {
 // all of them are released and an interval after the last; a Crawl-delay of
 // 0 with no floor gives the authority its concurrency back.
 func TestIntervalSetWhileSeveralInFlight(t *testing.T) {
+	ctx := context.Background()
 	e := newEnv(t)
 	opts := []redispacer.Option{redispacer.WithFloor(0), redispacer.WithConcurrency(3)}
 	ps := []*redispacer.Pacer{e.pacer(opts...), e.pacer(opts...), e.pacer(opts...)}
 	for _, p := range ps {
 		mustAcquire(t, p, "no interval, within the concurrency")
 	}
-	ok, at, err := ps[0].TryAcquire(site)
+	ok, at, err := ps[0].TryAcquire(ctx, site)
 	if ok || err != nil || !at.IsZero() {
 		t.Fatalf("fourth = %v, %v, %v; want a refusal until a release", ok, at, err)
 	}
-	if err := ps[1].SetCrawlDelay(site, time.Second); err != nil {
+	if err := ps[1].SetCrawlDelay(ctx, site, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range ps {
@@ -91,17 +93,17 @@ func TestIntervalSetWhileSeveralInFlight(t *testing.T) {
 		e.clk.advance(1500 * time.Millisecond)
 		mustReadyIn(t, ps[0], "some in flight", 850*time.Millisecond, time.Second)
 		mustWait(t, ps[2], "some in flight", 850*time.Millisecond, time.Second)
-		p.Release(site, politeness.Feedback{Status: 200})
+		p.Release(ctx, site, politeness.Feedback{Status: 200})
 	}
 	mustWait(t, ps[0], "all released", 850*time.Millisecond, time.Second)
 	e.clk.advance(time.Second + time.Millisecond)
 	mustAcquire(t, ps[0], "an interval after the last release")
-	if err := ps[1].SetCrawlDelay(site, 0); err != nil {
+	if err := ps[1].SetCrawlDelay(ctx, site, 0); err != nil {
 		t.Fatal(err)
 	}
 	mustAcquire(t, ps[1], "no interval again")
 	mustAcquire(t, ps[2], "no interval again")
-	if ok, _, _ := ps[0].TryAcquire(site); ok {
+	if ok, _, _ := ps[0].TryAcquire(ctx, site); ok {
 		t.Fatal("a fourth start with a concurrency of 3")
 	}
 }
@@ -140,14 +142,14 @@ func TestBusyRefusalHoldsTheFrontier(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Next while the authority's request is in flight = %v, %v; want nothing handed out", r, err)
 	}
-	a.Release(site, politeness.Feedback{Status: 200})
+	a.Release(context.Background(), site, politeness.Feedback{Status: 200})
 	e.clk.advance(time.Second + time.Millisecond)
 	nctx, cancel = context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if r, err = f.Next(nctx); err != nil {
 		t.Fatalf("Next an interval after the release: %v", err)
 	}
-	if ok, _, err := b.TryAcquire(r.Authority()); !ok || err != nil {
+	if ok, _, err := b.TryAcquire(context.Background(), r.Authority()); !ok || err != nil {
 		t.Fatalf("TryAcquire of the request handed out = %v, %v", ok, err)
 	}
 }

@@ -146,14 +146,11 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 // (see Release), the [*politeness.UnreachableError] with its evidence,
 // from this Pacer's memory once it has seen it.
 //
-// If Redis cannot be reached within the store's retry budget, err wraps
-// [redisstore.ErrUnavailable] and nothing is booked: the caller should
-// put the request back rather than fetch it.
-func (p *Pacer) TryAcquire(authority string) (ok bool, retryAt time.Time, err error) {
-	return p.tryAcquire(context.Background(), authority)
-}
-
-func (p *Pacer) tryAcquire(ctx context.Context, authority string) (bool, time.Time, error) {
+// TryAcquire waits for Redis on ctx: if Redis cannot be reached within
+// the store's retry budget, err wraps [redisstore.ErrUnavailable]; if ctx
+// ends first, err wraps ctx's error. Either way nothing is booked and the
+// caller should put the request back rather than fetch it.
+func (p *Pacer) TryAcquire(ctx context.Context, authority string) (ok bool, retryAt time.Time, err error) {
 	if gone := p.goneErr(authority); gone != nil {
 		return false, time.Time{}, gone
 	}
@@ -185,7 +182,7 @@ func (p *Pacer) tryAcquire(ctx context.Context, authority string) (bool, time.Ti
 // for a release.
 func (p *Pacer) Wait(ctx context.Context, authority string) error {
 	for {
-		ok, at, err := p.tryAcquire(ctx, authority)
+		ok, at, err := p.TryAcquire(ctx, authority)
 		if ok || err != nil {
 			return err
 		}
@@ -235,10 +232,13 @@ func outcome(fb politeness.Feedback, now time.Time) (string, time.Duration) {
 // is never shortened. A Release without a booked start anchors all the
 // same.
 //
-// Release has no error: while Redis is unreachable it retries for the
-// store's budget, then logs. The slot then frees itself after the slot
-// timeout, and the anchor is lost (the start anchor still holds).
-func (p *Pacer) Release(authority string, fb politeness.Feedback) {
+// Release keeps ctx's values but not its cancellation: a request ended by
+// a cancelled crawl still frees its slot for the other processes. It
+// waits for Redis at most the slot timeout ([WithSlotTimeout]; less if
+// the store's retry budget is shorter), since after that the slot has
+// freed itself. Release has no error: a release not made is logged, and
+// the anchor is lost (the start anchor still holds).
+func (p *Pacer) Release(ctx context.Context, authority string, fb politeness.Feedback) {
 	p.mu.Lock()
 	token := ""
 	if q := p.slots[authority]; len(q) > 0 {
@@ -258,7 +258,9 @@ func (p *Pacer) Release(authority string, fb politeness.Feedback) {
 		pause = p.cfg.MaxPause
 	}
 	sil, lastErr := silence(fb)
-	r, err := p.run(context.Background(), "release", releaseScript, authority, token, o,
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.slotTimeout)
+	defer cancel()
+	r, err := p.run(ctx, "release", releaseScript, authority, token, o,
 		redisstore.Micros(pause), redisstore.Micros(p.cfg.BackoffBase), redisstore.Micros(p.cfg.BackoffMax),
 		sil, p.cfg.GiveUp, lastErr)
 	if err != nil {
@@ -289,13 +291,14 @@ func (p *Pacer) Release(authority string, fb politeness.Feedback) {
 // start and release on; above the cap it returns a
 // [*politeness.DelayTooLongError] and the authority is excluded until a
 // later call within the cap. A negative d is an error and changes nothing.
-// It fails with an error wrapping [redisstore.ErrUnavailable] if Redis
-// cannot be reached within the store's retry budget.
-func (p *Pacer) SetCrawlDelay(authority string, d time.Duration) error {
+// It waits for Redis on ctx, and fails with an error wrapping
+// [redisstore.ErrUnavailable] if Redis cannot be reached within the
+// store's retry budget, or wrapping ctx's error if ctx ends first.
+func (p *Pacer) SetCrawlDelay(ctx context.Context, authority string, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("redispacer: negative crawl-delay %v for %s", d, authority)
 	}
-	r, err := p.run(context.Background(), "crawl-delay", delayScript, authority, redisstore.Micros(d))
+	r, err := p.run(ctx, "crawl-delay", delayScript, authority, redisstore.Micros(d))
 	if err != nil {
 		return err
 	}

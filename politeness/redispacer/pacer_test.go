@@ -77,7 +77,7 @@ const site = "https://example.com"
 
 func mustAcquire(t *testing.T, p *redispacer.Pacer, what string) {
 	t.Helper()
-	ok, at, err := p.TryAcquire(site)
+	ok, at, err := p.TryAcquire(context.Background(), site)
 	if !ok || err != nil {
 		t.Fatalf("%s: TryAcquire = %v, %v (retry in %v), %v; want ok", what, ok, at, time.Until(at), err)
 	}
@@ -87,7 +87,7 @@ func mustAcquire(t *testing.T, p *redispacer.Pacer, what string) {
 // and hi from now.
 func mustWait(t *testing.T, p *redispacer.Pacer, what string, lo, hi time.Duration) {
 	t.Helper()
-	ok, at, err := p.TryAcquire(site)
+	ok, at, err := p.TryAcquire(context.Background(), site)
 	if ok || err != nil {
 		t.Fatalf("%s: TryAcquire = %v, %v; want a refusal", what, ok, err)
 	}
@@ -99,12 +99,13 @@ func mustWait(t *testing.T, p *redispacer.Pacer, what string, lo, hi time.Durati
 // The in-process pacer's model, on the crawl's clock: the interval from the
 // last start and from the last release, one start in flight.
 func TestAnchorsOnStartAndRelease(t *testing.T) {
+	ctx := context.Background()
 	e := newEnv(t)
 	p := e.pacer(redispacer.WithFloor(10 * time.Second))
 	mustAcquire(t, p, "first")
 	mustWait(t, p, "in flight", 9*time.Second, 10*time.Second)
 	e.clk.advance(8 * time.Second)
-	p.Release(site, politeness.Feedback{Status: 200})
+	p.Release(ctx, site, politeness.Feedback{Status: 200})
 	// Ten seconds from the release, not from the start.
 	e.clk.advance(3 * time.Second)
 	mustWait(t, p, "3 s after the release", 6*time.Second, 7*time.Second)
@@ -113,7 +114,7 @@ func TestAnchorsOnStartAndRelease(t *testing.T) {
 	}
 	e.clk.advance(7*time.Second + 100*time.Millisecond)
 	mustAcquire(t, p, "10 s after the release")
-	st, err := p.State(context.Background(), site)
+	st, err := p.State(ctx, site)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,64 +125,67 @@ func TestAnchorsOnStartAndRelease(t *testing.T) {
 
 // Two processes share one pacing: what one books, the other waits for.
 func TestTwoProcessesSharePacing(t *testing.T) {
+	ctx := context.Background()
 	e := newEnv(t)
 	a, b := e.pacer(redispacer.WithFloor(5*time.Second)), e.pacer(redispacer.WithFloor(5*time.Second))
 	mustAcquire(t, a, "a")
 	mustWait(t, b, "b while a's request is in flight", 4*time.Second, 5*time.Second)
-	a.Release(site, politeness.Feedback{Status: 200})
+	a.Release(ctx, site, politeness.Feedback{Status: 200})
 	e.clk.advance(4 * time.Second)
 	mustWait(t, b, "b 4 s after a's release", 0, time.Second)
 	e.clk.advance(1100 * time.Millisecond)
 	mustAcquire(t, b, "b 5 s after a's release")
-	if st, _ := a.State(context.Background(), site); st.InFlight != 1 {
+	if st, _ := a.State(ctx, site); st.InFlight != 1 {
 		t.Errorf("a sees %d in flight; want b's 1", st.InFlight)
 	}
 }
 
 func TestConcurrencyLimit(t *testing.T) {
+	ctx := context.Background()
 	e := newEnv(t)
 	a, b := e.pacer(redispacer.WithFloor(0), redispacer.WithConcurrency(2)), e.pacer(redispacer.WithFloor(0), redispacer.WithConcurrency(2))
 	mustAcquire(t, a, "first")
 	mustAcquire(t, b, "second")
-	ok, at, err := a.TryAcquire(site)
+	ok, at, err := a.TryAcquire(ctx, site)
 	if ok || err != nil || !at.IsZero() {
 		t.Fatalf("third = %v, %v, %v; want a refusal until a release (zero time)", ok, at, err)
 	}
-	b.Release(site, politeness.Feedback{Status: 200})
+	b.Release(ctx, site, politeness.Feedback{Status: 200})
 	mustAcquire(t, a, "after a release")
 }
 
 func TestCrawlDelayAndExclusion(t *testing.T) {
+	ctx := context.Background()
 	e := newEnv(t)
 	p := e.pacer(redispacer.WithFloor(time.Second), redispacer.WithMaxCrawlDelay(30*time.Second))
 	other := e.pacer(redispacer.WithFloor(time.Second), redispacer.WithMaxCrawlDelay(30*time.Second))
-	if err := p.SetCrawlDelay(site, 20*time.Second); err != nil {
+	if err := p.SetCrawlDelay(ctx, site, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	mustAcquire(t, other, "first")
-	other.Release(site, politeness.Feedback{Status: 200})
+	other.Release(ctx, site, politeness.Feedback{Status: 200})
 	mustWait(t, other, "Crawl-delay 20 s, set by the other process", 19*time.Second, 20*time.Second)
 
-	err := p.SetCrawlDelay(site, time.Minute)
+	err := p.SetCrawlDelay(ctx, site, time.Minute)
 	var tooLong *politeness.DelayTooLongError
 	if !errors.As(err, &tooLong) || tooLong.Delay != time.Minute || tooLong.Cap != 30*time.Second || tooLong.Authority != site {
 		t.Fatalf("SetCrawlDelay over the cap: %v; want a DelayTooLongError", err)
 	}
-	if _, _, err := other.TryAcquire(site); !errors.As(err, &tooLong) {
+	if _, _, err := other.TryAcquire(ctx, site); !errors.As(err, &tooLong) {
 		t.Fatalf("TryAcquire of an excluded authority: %v; want DelayTooLongError", err)
 	}
 	if !other.ReadyAt(site).IsZero() {
 		t.Errorf("ReadyAt of an excluded authority = %v; want ready at once", other.ReadyAt(site))
 	}
-	if st, _ := other.State(context.Background(), site); !st.Excluded || st.Interval != time.Second {
+	if st, _ := other.State(ctx, site); !st.Excluded || st.Interval != time.Second {
 		t.Errorf("State = %+v; want excluded with the floor as interval", st)
 	}
-	if err := p.SetCrawlDelay(site, 2*time.Second); err != nil {
+	if err := p.SetCrawlDelay(ctx, site, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	e.clk.advance(2100 * time.Millisecond)
 	mustAcquire(t, other, "after the exclusion was lifted")
-	if err := p.SetCrawlDelay(site, -time.Second); err == nil {
+	if err := p.SetCrawlDelay(ctx, site, -time.Second); err == nil {
 		t.Error("a negative Crawl-delay was accepted")
 	}
 }
@@ -200,7 +204,7 @@ func TestRetryAfterAndBackoff(t *testing.T) {
 	ctx := context.Background()
 
 	mustAcquire(t, p, "before the 429")
-	p.Release(site, politeness.Feedback{Status: 429, RetryAfter: "120"})
+	p.Release(context.Background(), site, politeness.Feedback{Status: 429, RetryAfter: "120"})
 	e.clk.advance(time.Second)
 	// Cut to the one-minute cap, and logged.
 	mustWait(t, p, "after a 429 asking for 120 s", 58*time.Second, 59*time.Second)
@@ -213,7 +217,7 @@ func TestRetryAfterAndBackoff(t *testing.T) {
 
 	date := time.Now().Add(e.clk.offset()).Add(30 * time.Second).UTC().Format(http.TimeFormat)
 	mustAcquire(t, p, "after the pause")
-	p.Release(site, politeness.Feedback{Status: 503, RetryAfter: date})
+	p.Release(context.Background(), site, politeness.Feedback{Status: 503, RetryAfter: date})
 	mustWait(t, p, "after a 503 with an HTTP-date", 28*time.Second, 31*time.Second)
 	e.clk.advance(31 * time.Second)
 
@@ -225,7 +229,7 @@ func TestRetryAfterAndBackoff(t *testing.T) {
 		if i == 2 {
 			fb = politeness.Feedback{Err: errors.New("connection reset")}
 		}
-		p.Release(site, fb)
+		p.Release(context.Background(), site, fb)
 		st, err := p.State(ctx, site)
 		if err != nil {
 			t.Fatal(err)
@@ -236,12 +240,12 @@ func TestRetryAfterAndBackoff(t *testing.T) {
 		e.clk.advance(want + 10*time.Millisecond)
 	}
 	mustAcquire(t, p, "neutral")
-	p.Release(site, politeness.Feedback{Err: context.Canceled})
+	p.Release(context.Background(), site, politeness.Feedback{Err: context.Canceled})
 	if st, _ := p.State(ctx, site); st.Failures != 4 {
 		t.Errorf("a cancelled request changed the failures to %d", st.Failures)
 	}
 	mustAcquire(t, p, "success")
-	p.Release(site, politeness.Feedback{Status: 404})
+	p.Release(context.Background(), site, politeness.Feedback{Status: 404})
 	if st, _ := p.State(ctx, site); st.Failures != 0 || st.Backoff != 0 || st.InFlight != 0 {
 		t.Errorf("after a success: %+v; want the backoff reset", st)
 	}
@@ -254,6 +258,7 @@ func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 // A process that dies mid-request does not keep its slot: it frees itself
 // after the slot timeout. While the process lives, renewal keeps it.
 func TestSlotOfADeadProcessExpires(t *testing.T) {
+	ctx := context.Background()
 	e := newEnv(t)
 	alive, other := e.pacer(redispacer.WithFloor(0)), e.pacer(redispacer.WithFloor(0))
 	mustAcquire(t, alive, "alive")
@@ -262,16 +267,16 @@ func TestSlotOfADeadProcessExpires(t *testing.T) {
 		if err := alive.Renew(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if ok, _, _ := other.TryAcquire(site); ok {
+		if ok, _, _ := other.TryAcquire(ctx, site); ok {
 			t.Fatal("a renewed slot expired while its process lived")
 		}
 	}
-	alive.Release(site, politeness.Feedback{Status: 200})
+	alive.Release(ctx, site, politeness.Feedback{Status: 200})
 
 	dead := e.pacer(redispacer.WithFloor(0))
 	mustAcquire(t, dead, "the doomed process")
 	dead.Close() // stops renewing: the process is gone
-	if ok, _, _ := other.TryAcquire(site); ok {
+	if ok, _, _ := other.TryAcquire(ctx, site); ok {
 		t.Fatal("the slot was free before its timeout")
 	}
 	e.clk.advance(redispacer.DefaultSlotTimeout + time.Second)
@@ -281,18 +286,19 @@ func TestSlotOfADeadProcessExpires(t *testing.T) {
 // The Pacer renews its slots by itself, in real time: a slot of 1.5 s held
 // for 2.5 s stays taken.
 func TestSlotRenewedInTheBackground(t *testing.T) {
+	ctx := context.Background()
 	e := newEnv(t)
 	opts := []redispacer.Option{redispacer.WithFloor(0), redispacer.WithSlotTimeout(1500 * time.Millisecond)}
 	alive, other := e.pacer(opts...), e.pacer(opts...)
 	mustAcquire(t, alive, "alive")
 	time.Sleep(2500 * time.Millisecond)
-	if ok, _, _ := other.TryAcquire(site); ok {
+	if ok, _, _ := other.TryAcquire(ctx, site); ok {
 		t.Fatal("a renewed slot expired while its process lived")
 	}
 	if alive.Held() != 1 {
 		t.Errorf("Held = %d; want 1", alive.Held())
 	}
-	alive.Release(site, politeness.Feedback{Status: 200})
+	alive.Release(ctx, site, politeness.Feedback{Status: 200})
 	mustAcquire(t, other, "after the release")
 }
 
@@ -348,10 +354,10 @@ func TestRedisDown(t *testing.T) {
 	}
 	defer p.Close()
 	e.srv.Stop()
-	if ok, _, err := p.TryAcquire(site); ok || !errors.Is(err, redisstore.ErrUnavailable) {
+	if ok, _, err := p.TryAcquire(context.Background(), site); ok || !errors.Is(err, redisstore.ErrUnavailable) {
 		t.Errorf("TryAcquire with Redis down = %v, %v; want ErrUnavailable", ok, err)
 	}
-	p.Release(site, politeness.Feedback{Status: 200}) // logs, does not block for long or panic
+	p.Release(context.Background(), site, politeness.Feedback{Status: 200}) // logs, does not block for long or panic
 	if !p.ReadyAt(site).IsZero() {
 		t.Error("ReadyAt with Redis down is not 'ready now'")
 	}
@@ -359,5 +365,54 @@ func TestRedisDown(t *testing.T) {
 	defer cancel()
 	if err := p.Wait(ctx, site); err == nil {
 		t.Error("Wait with Redis down succeeded")
+	}
+}
+
+// With Redis down, a TryAcquire or SetCrawlDelay gives up when its
+// context ends, with the context's error, instead of retrying for the
+// store's budget: a cancelled crawl stops waiting for Redis.
+func TestRedisDownEndsWithTheContext(t *testing.T) {
+	e := newEnv(t)
+	quiet := slog.New(slog.DiscardHandler)
+	p, err := redispacer.New(e.store(redisstore.WithRetryFor(time.Minute), redisstore.WithLogger(quiet)), redispacer.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	e.srv.Stop()
+	// A deadline well under the retry budget: only the context can end
+	// these calls before the budget does.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	ok, _, err := p.TryAcquire(ctx, site)
+	if ok || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, redisstore.ErrUnavailable) {
+		t.Errorf("TryAcquire with Redis down and its context ended = %v, %v; want the context's error", ok, err)
+	}
+	if err := p.SetCrawlDelay(ctx, site, time.Second); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, redisstore.ErrUnavailable) {
+		t.Errorf("SetCrawlDelay with Redis down and its context ended = %v; want the context's error", err)
+	}
+}
+
+// A Release on a context already cancelled still frees the slot: a
+// request ended by a stopping crawl does not hold its authority for the
+// slot timeout in every process.
+func TestReleaseAfterCancel(t *testing.T) {
+	e := newEnv(t)
+	p := e.pacer(redispacer.WithFloor(0), redispacer.WithConcurrency(1))
+	ctx, cancel := context.WithCancel(context.Background())
+	if ok, _, err := p.TryAcquire(ctx, site); !ok || err != nil {
+		t.Fatalf("TryAcquire = %v, %v; want ok", ok, err)
+	}
+	cancel()
+	p.Release(ctx, site, politeness.Feedback{Err: context.Canceled})
+	st, err := p.State(context.Background(), site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.InFlight != 0 {
+		t.Errorf("after a Release on a cancelled context, %d requests in flight; want 0", st.InFlight)
+	}
+	if ok, _, err := p.TryAcquire(context.Background(), site); !ok || err != nil {
+		t.Errorf("TryAcquire after the Release = %v, %v; want ok", ok, err)
 	}
 }

@@ -25,6 +25,7 @@ func (c *manualClock) After(d time.Duration) <-chan time.Time {
 // does: after a failure and then each kind of feedback, both have the same
 // failure count and backoff, and are paused (or not) for the same time.
 func TestFeedbackLikePoliteness(t *testing.T) {
+	ctx := context.Background()
 	e := newEnv(t)
 	clk := &manualClock{now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
 	opts := struct{ floor, base, max, pause time.Duration }{0, 4 * time.Second, time.Minute, 30 * time.Second}
@@ -44,13 +45,13 @@ func TestFeedbackLikePoliteness(t *testing.T) {
 		red := e.pacer(redispacer.WithFloor(opts.floor), redispacer.WithBackoff(opts.base, opts.max),
 			redispacer.WithMaxPause(opts.pause))
 		for _, f := range []politeness.Feedback{{Status: 500}, fb} {
-			mem.TryAcquire(site)
-			mem.Release(site, f)
-			red.TryAcquire(site)
-			red.Release(site, f)
+			mem.TryAcquire(ctx, site)
+			mem.Release(ctx, site, f)
+			red.TryAcquire(ctx, site)
+			red.Release(ctx, site, f)
 		}
 		ms := mem.State(site)
-		rs, err := red.State(context.Background(), site)
+		rs, err := red.State(ctx, site)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package redispacer_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 // already in force changes nothing and says nothing, whichever process
 // released it.
 func TestSlowDownSaidWhenItPauses(t *testing.T) {
+	ctx := context.Background()
 	steps := []struct {
 		fb   politeness.Feedback
 		said bool
@@ -56,8 +58,8 @@ func TestSlowDownSaidWhenItPauses(t *testing.T) {
 
 	want := 0
 	for i, s := range steps {
-		procs[i%2].Release(site, s.fb)
-		alone.Release(site, s.fb)
+		procs[i%2].Release(ctx, site, s.fb)
+		alone.Release(ctx, site, s.fb)
 		if s.said {
 			want++
 		}
