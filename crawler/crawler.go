@@ -73,7 +73,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/discovery"
@@ -206,18 +205,17 @@ type Summary struct {
 }
 
 // Run crawls from the seeds until the frontier is exhausted or ctx is
-// cancelled. Cancellation stops intake: requests in flight finish (a
-// sitemap still being read is cut: it may stream for as long as its
-// timeout allows, and is skip-logged as interrupted with the count of
-// entries read), every URL still queued is written to the skip log
+// cancelled. Cancellation stops intake: requests in flight finish, except
+// a sitemap still being read, which is cut (it may stream for as long as
+// its timeout allows); every URL still queued is written to the skip log
 // (reason interrupted, or robots-unreachable for authorities whose
-// robots.txt is unreachable), and
-// the item and skip-log outputs are flushed before Run returns. A backend
-// may stop otherwise (see StopPolicy): a job kept by package jobstate
-// pauses, its queued URLs staying queued for the next run; a process of a
-// crawl shared by package fleet leaves them to the other processes. Either
-// way a cut sitemap goes back to the queue with them, to be read again
-// from its start.
+// robots.txt is unreachable), a cut sitemap too, with the count of
+// entries read; and the item and skip-log outputs are flushed before Run
+// returns. A backend may stop otherwise (see StopPolicy): a job kept by
+// package jobstate pauses, its queued URLs staying queued for the next
+// run; a process of a crawl shared by package fleet leaves them to the
+// other processes. Either way a cut sitemap goes back to the queue with
+// them, to be read again from its start.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
 	c.mu.Lock()
 	if c.ran {
@@ -477,23 +475,6 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 	// The page's links, buffered while its callbacks ran, are pushed
 	// as its lease ends: in one call where the frontier can.
 	r.flushFollows(ctx, req)
-}
-
-// sitemapCut ends the lease of a sitemap whose reading the stop cut, the
-// pages it lists past the cut unknown: a backend that keeps its queue
-// (Pause, Leave) takes it back, to be read again from its start; a crawl
-// that drains its queue skip-logs it, with what was read.
-func (r *run) sitemapCut(ctx context.Context, cut *discovery.Interrupted) {
-	req := cut.Request
-	if r.sess.Stop() != backend.Drain {
-		err := r.front.Retry(ctx, req, time.Time{})
-		if err == nil {
-			return
-		}
-		r.cfg.logger.Error("sitemap cut by the stop not requeued", "url", req.URL, "error", err)
-	}
-	r.skip(cut.Record())
-	r.done(ctx, req)
 }
 
 func (r *run) done(ctx context.Context, req *frontier.Request) {

@@ -56,7 +56,7 @@ type Reader struct {
 	perAuth  map[string]int
 	seen     map[string]struct{} // canonical URLs of sitemaps queued
 	st       Stats
-	stopped  bool                // Stop was called
+	stopped  bool // Stop was called
 	reading  map[*reading]struct{}
 }
 
