@@ -11,6 +11,30 @@
 // several processes: a process that stops leaves its queue to the others.
 // A program links only the backends it imports, as database/sql links
 // only its drivers; crawler.WithBackend chooses one.
+//
+// # Contract
+//
+//   - The engine calls Backend.Check once, in crawler.New, and Open once
+//     per run; a Session's methods come in the order Session's doc gives.
+//     Record, Accounted and Count are called by the workers concurrently;
+//     the others by the run's goroutine.
+//   - The engine hands Record every skip-log record it makes, its URL in
+//     canonical form; a backend keeps one record per URL (all three do)
+//     and returns false for a URL it has one for, which the engine then
+//     does not count again.
+//   - Finish runs once the workers are done, for a run whose Start
+//     succeeded, before the engine closes the frontier. Close runs last,
+//     after the frontier is closed, for every session Open returned,
+//     whatever happened after (a failed wiring or Start included).
+//   - A backend imports no engine: what it may ask of the run is the
+//     Engine its Job embeds (Resume, Discover, Snapshot), nil in Check.
+//
+// # Limits
+//
+// Memory's skip log keeps the URLs it has a record for in memory (see
+// skiplog.OnceWriter for the cost per URL), as the frontier keeps the URLs
+// it has seen. A backend shapes the chain only through Session.Chain (the
+// robots stage's store, the budget's admissions) and the pacer it returns.
 package backend
 
 import (
@@ -35,9 +59,10 @@ type Backend interface {
 	Check(j *Job) error
 	// Open begins one run of the job. The engine calls it once, with the
 	// run's context, before anything is fetched, and ends the session with
-	// Finish and Close whatever happens. ctx bounds the opening only: a
-	// backend whose store does not answer gives up when the run is
-	// cancelled; work that outlives the opening starts in Session.Start.
+	// Close whatever happens (after Finish, for a run that started). ctx
+	// bounds the opening only: a backend whose store does not answer gives
+	// up when the run is cancelled; work that outlives the opening starts
+	// in Session.Start.
 	Open(ctx context.Context, j *Job) (Session, error)
 }
 

@@ -30,6 +30,10 @@
 //     the call's cancellation and Config.Timeout. The body is read into
 //     one buffer of its declared length when that is small, and handed
 //     to colly read.
+//   - A download cut by Config.Timeout fails with a *TimeoutError, which
+//     names the timeout and its value (for the skip log's fetch-error
+//     records) and still matches context.DeadlineExceeded; one ended by
+//     the caller's context fails with that context's error.
 //   - The User-Agent is Config.UserAgent on every request; a request's own
 //     headers go with it, but never its own User-Agent (the robots.txt
 //     group heed obeys is the one the site sees addressed).

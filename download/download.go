@@ -176,7 +176,7 @@ func (d *Downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 	}
 	if d.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d.timeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, d.timeout, &TimeoutError{Limit: d.timeout})
 		defer cancel()
 	}
 	s := &call{ctx: ctx, req: req}
@@ -202,6 +202,12 @@ func (d *Downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 		}
 		if err == nil {
 			err = errors.New("no response")
+		}
+		// net/http says only "context deadline exceeded", whoever's
+		// deadline it was: when it was the request timeout's, say so.
+		var te *TimeoutError
+		if errors.Is(err, context.DeadlineExceeded) && errors.As(context.Cause(ctx), &te) {
+			err = te
 		}
 		return nil, fmt.Errorf("download %s: %w", req.URL, err)
 	}
@@ -240,6 +246,28 @@ func (d *Downloader) Fetch(ctx context.Context, req *frontier.Request) (*middlew
 	}
 	return resp, nil
 }
+
+// TimeoutError is the error of a download cut by the request timeout
+// (Config.Timeout, the crawler's WithTimeout, heed's --timeout): no
+// complete response, body included, came within it. It matches
+// context.DeadlineExceeded under errors.Is, as the context's own error
+// would. A download ended by the caller's context (the crawl stopping, or
+// a deadline of the caller's, such as a robots.txt attempt's) returns
+// that context's error instead.
+type TimeoutError struct {
+	// Limit is the request timeout that ran out.
+	Limit time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("request timeout: no complete response within %s (WithTimeout, --timeout)", e.Limit)
+}
+
+// Unwrap returns context.DeadlineExceeded.
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// Timeout reports true, as net.Error's Timeout does for a timeout.
+func (e *TimeoutError) Timeout() bool { return true }
 
 // requestHeader is a request's own headers as sent: a copy, without a
 // User-Agent, which stays the crawler's so that robots.txt groups address

@@ -199,7 +199,7 @@ func (fc *fleetCounters) flush(ctx context.Context) error {
 // process's own statistics still have it).
 func (fc *fleetCounters) flushAll(d time.Duration) {
 	fc.unhold(0)
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+	ctx, cancel := fc.fl.endContext(d)
 	defer cancel()
 	for ctx.Err() == nil {
 		if fc.flush(ctx) == nil {

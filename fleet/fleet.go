@@ -363,6 +363,16 @@ func (f *fleet) countContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(f.intake), stoppingCountWait)
 }
 
+// endContext returns the context of a write or read at the end of the
+// run (the last counts, the leave, the crawl-wide summary, the finished
+// mark), and its cancel: it keeps the run's values (a trace, a logger's
+// attributes, whatever the caller put there) but not its cancellation,
+// since a run ended by an interrupt still settles its accounts, and it
+// gives up after d.
+func (f *fleet) endContext(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(f.intake), d)
+}
+
 // stopping marks the process as no longer taking work.
 func (f *fleet) stopping() { f.once.Do(func() { close(f.stop) }) }
 
@@ -448,7 +458,10 @@ func (f *fleet) close() {
 		f.bg.Wait()
 		f.counters.flushAll(f.cfg.retryFor)
 		if f.started {
-			if err := f.beat.leave(min(f.cfg.retryFor, 5*time.Second)); err != nil {
+			ctx, cancel := f.endContext(min(f.cfg.retryFor, 5*time.Second))
+			err := f.beat.leave(ctx)
+			cancel()
+			if err != nil {
 				f.log.Warn("this process is still listed among the crawl's processes until its heartbeat ages", "error", err.Error())
 			}
 		}
@@ -464,7 +477,7 @@ type Summary = stats.Shared
 
 // summary reads the crawl-wide counts.
 func (f *fleet) summary() *Summary {
-	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.retryFor+5*time.Second)
+	ctx, cancel := f.endContext(f.cfg.retryFor + 5*time.Second)
 	defer cancel()
 	tot, err := f.counters.c.Read(ctx)
 	if err != nil {
@@ -500,7 +513,7 @@ func Summarize(crawlID string, tot *redisstore.Totals, cn redisfrontier.Counts) 
 // store's clock; a failure is logged (the crawl is finished all the same,
 // and a rerun then finds nothing to do).
 func (f *fleet) finished(s *Summary) {
-	ctx, cancel := context.WithTimeout(context.Background(), min(f.cfg.retryFor, 5*time.Second))
+	ctx, cancel := f.endContext(min(f.cfg.retryFor, 5*time.Second))
 	defer cancel()
 	at, err := f.store.Now(ctx)
 	if err == nil {

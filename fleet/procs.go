@@ -146,10 +146,8 @@ func (h *heartbeat) run(ctx context.Context, fl *fleet) {
 }
 
 // leave removes the process from the crawl's list of processes, trying
-// for at most d: a process that stops is not live.
-func (h *heartbeat) leave(d time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
+// until ctx ends: a process that stops is not live.
+func (h *heartbeat) leave(ctx context.Context) error {
 	return h.store.Do(ctx, "leave", func(ctx context.Context) error {
 		_, err := h.store.Client().TxPipelined(ctx, func(p redis.Pipeliner) error {
 			p.HDel(ctx, h.store.Key(procsKey), h.proc.ID)
