@@ -30,7 +30,10 @@ type Store interface {
 	// replaces the old one only when the Pending is committed.
 	Create(key string) (Pending, error)
 	// Update replaces the stored entry's meta data and keeps its body (a
-	// revalidation). e's BodySize and BodyCRC must be the stored ones.
+	// revalidation). e's BodySize and BodyCRC must be the stored ones. It
+	// returns an error wrapping ErrNotFound when the entry is gone (a
+	// store that prunes removed it since it was loaded); the cache then
+	// fetches the response whole.
 	Update(key string, e *Entry) error
 }
 
