@@ -21,8 +21,9 @@ list). robots.txt is fetched per host and obeyed for the --agent token (RFC
 9309); requests to one host are spaced by --delay or the host's Crawl-delay,
 whichever is longer. Every URL that is not fetched is written to the skip
 log with the reason and, for robots.txt, the deciding line and rule.
-Interrupt with Ctrl-C: requests in flight finish, and the skip log and
-items are complete.
+Interrupt with Ctrl-C: requests in flight finish (a sitemap being read is
+cut, and read again by a resumed --state job), and the skip log and items
+are complete.
 
 What goes wrong is logged to stderr when it happens, at warning level:
 retries, hosts paused by a 429 or 503, robots.txt outages (with the next

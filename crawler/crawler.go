@@ -205,13 +205,17 @@ type Summary struct {
 }
 
 // Run crawls from the seeds until the frontier is exhausted or ctx is
-// cancelled. Cancellation stops intake: requests in flight finish, every
-// URL still queued is written to the skip log (reason interrupted, or
-// robots-unreachable for authorities whose robots.txt is unreachable), and
-// the item and skip-log outputs are flushed before Run returns. A backend
-// may stop otherwise (see StopPolicy): a job kept by package jobstate
-// pauses, its queued URLs staying queued for the next run; a process of a
-// crawl shared by package fleet leaves them to the other processes.
+// cancelled. Cancellation stops intake: requests in flight finish, except
+// a sitemap still being read, which is cut (it may stream for as long as
+// its timeout allows); every URL still queued is written to the skip log
+// (reason interrupted, or robots-unreachable for authorities whose
+// robots.txt is unreachable), a cut sitemap too, with the count of
+// entries read; and the item and skip-log outputs are flushed before Run
+// returns. A backend may stop otherwise (see StopPolicy): a job kept by
+// package jobstate pauses, its queued URLs staying queued for the next
+// run; a process of a crawl shared by package fleet leaves them to the
+// other processes. Either way a cut sitemap goes back to the queue with
+// them, to be read again from its start.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) (Summary, error) {
 	c.mu.Lock()
 	if c.ran {
@@ -370,6 +374,9 @@ func (r *run) crawl(ctx context.Context, seeds []string) (Summary, error) {
 	work, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	r.work = work
+	// The stop cuts the sitemaps being read: a sitemap may stream for as
+	// long as its timeout allows, and the crawl stops now (process).
+	defer context.AfterFunc(ctx, r.maps.Stop)()
 	r.stats.Start()
 	if err := r.sess.Start(ctx); err != nil {
 		r.front.Close()
@@ -456,6 +463,12 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 		if req.Kind == frontier.KindSitemap {
 			r.maps.NotFetched(req, err)
 		}
+	case req.Kind == frontier.KindSitemap:
+		var cut *discovery.Interrupted
+		if errors.As(r.maps.Handle(ctx, resp), &cut) {
+			r.sitemapCut(ctx, cut)
+			return
+		}
 	default:
 		r.handle(ctx, resp)
 	}
@@ -470,14 +483,11 @@ func (r *run) done(ctx context.Context, req *frontier.Request) {
 	}
 }
 
-// handle accounts for a response and hands it on: redirects to the
-// frontier, sitemaps to the sitemap reader, pages to the callbacks.
+// handle accounts for a page's response and hands it on: redirects to
+// the frontier, pages to the callbacks (sitemaps go to the sitemap
+// reader, in process).
 func (r *run) handle(ctx context.Context, resp *middleware.Response) {
 	req := resp.Request
-	if req.Kind == frontier.KindSitemap {
-		r.maps.Handle(ctx, resp)
-		return
-	}
 	r.fetched(req, resp.Status, len(resp.Body))
 	if resp.FromCache {
 		r.stats.CacheHit()

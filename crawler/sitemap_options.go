@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/middleware"
@@ -40,6 +41,23 @@ func (e *sitemapEngine) Redirect(ctx context.Context, resp *middleware.Response)
 }
 func (e *sitemapEngine) Robots(authority string) (*middleware.RobotsEntry, bool) {
 	return e.robots.Cached(authority)
+}
+
+// sitemapCut ends the lease of a sitemap whose reading the stop cut, the
+// pages it lists past the cut unknown: a backend that keeps its queue
+// (Pause, Leave) takes it back, to be read again from its start; a crawl
+// that drains its queue skip-logs it, with what was read.
+func (r *run) sitemapCut(ctx context.Context, cut *discovery.Interrupted) {
+	req := cut.Request
+	if r.sess.Stop() != backend.Drain {
+		err := r.front.Retry(ctx, req, time.Time{})
+		if err == nil {
+			return
+		}
+		r.cfg.logger.Error("sitemap cut by the stop not requeued", "url", req.URL, "error", err)
+	}
+	r.skip(cut.Record())
+	r.done(ctx, req)
 }
 
 // WithSitemaps reads these sitemaps (a urlset, a sitemap index, a text

@@ -39,6 +39,14 @@
 // whose pages the crawl may not know are counted in Stats.Incomplete and
 // named by Stats.Format.
 //
+// The crawl's stop ([Reader.Stop]) cuts every sitemap being read, and
+// those whose response comes after it: Handle queues the pages read
+// before the cut and returns an [*Interrupted], and the sitemap is
+// counted in Stats.Interrupted, not as read nor as incomplete, because
+// the engine accounts for the rest: a paused job or a process of a
+// shared crawl puts the sitemap back in the queue to be read again from
+// its start, a crawl that drains its queue skip-logs it as interrupted.
+//
 // # Limits
 //
 // The sitemap package's limits apply to each document (50,000 entries,

@@ -72,20 +72,34 @@ type pauser interface {
 	resume()
 }
 
-// findPauser finds the pauser in a chain of wrapped streams (see
-// middleware.Response.Stream), or nil.
-func findPauser(rc io.ReadCloser) pauser {
+// cutter is a body whose reading can be ended from outside, a Read
+// blocked on the network included, with a cause its Read then returns
+// (Download's streams: the crawl's stop cuts them).
+type cutter interface {
+	cut(cause error)
+}
+
+// findPauser finds the pauser in a chain of wrapped streams, or nil.
+func findPauser(rc io.ReadCloser) pauser { return unwrapStream[pauser](rc) }
+
+// findCutter finds the cutter in a chain of wrapped streams, or nil.
+func findCutter(rc io.ReadCloser) cutter { return unwrapStream[cutter](rc) }
+
+// unwrapStream finds the T in a chain of wrapped streams (see
+// middleware.Response.Stream), or T's zero value.
+func unwrapStream[T any](rc io.ReadCloser) T {
+	var zero T
 	for i := 0; rc != nil && i < 16; i++ {
-		if p, ok := rc.(pauser); ok {
-			return p
+		if t, ok := rc.(T); ok {
+			return t
 		}
 		u, ok := rc.(interface{ Unwrap() io.ReadCloser })
 		if !ok {
-			return nil
+			return zero
 		}
 		rc = u.Unwrap()
 	}
-	return nil
+	return zero
 }
 
 // stream is a sitemap body being read: Close ends its request, and its
@@ -112,6 +126,12 @@ func (s *stream) Read(p []byte) (int, error) {
 
 func (s *stream) pause()  { s.clock.pause() }
 func (s *stream) resume() { s.clock.resume() }
+
+// cut ends the request with cause; the deadline no longer matters.
+func (s *stream) cut(cause error) {
+	s.clock.stop()
+	s.cancel(cause)
+}
 
 func (s *stream) Close() error {
 	err := s.ReadCloser.Close()

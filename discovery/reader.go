@@ -56,7 +56,12 @@ type Reader struct {
 	perAuth  map[string]int
 	seen     map[string]struct{} // canonical URLs of sitemaps queued
 	st       Stats
+	stopped  bool // Stop was called
+	reading  map[*reading]struct{}
 }
+
+// reading is a sitemap being read, which Stop cuts.
+type reading struct{ cut func() }
 
 // New returns the Reader of a crawl configured by cfg (its defaults
 // applied), feeding eng.
@@ -66,7 +71,7 @@ func New(cfg *Config, eng Engine, log *slog.Logger) *Reader {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Reader{eng: eng, cfg: cfg, log: log, seedAuth: map[string]bool{}, perAuth: map[string]int{},
-		seen: map[string]struct{}{}}
+		seen: map[string]struct{}{}, reading: map[*reading]struct{}{}}
 }
 
 // Start queues the sitemaps the user gave (Config.URLs) and, with
@@ -192,9 +197,77 @@ func (m *Reader) probeNeeded(req *frontier.Request) bool {
 	return false
 }
 
+// errStopped is the cause of a sitemap reading cut by Stop.
+var errStopped = errors.New("the crawl stopped")
+
+// Interrupted is the error Handle returns for a sitemap whose reading the
+// crawl's stop cut (Reader.Stop): the pages it lists past the cut are
+// unknown, so the sitemap is not done. A backend that keeps its queue (a
+// paused job, a process of a shared crawl) takes it back, to be read
+// again from its start (the pages queued before the cut then come back as
+// duplicates); a crawl that drains its queue writes Record to the skip
+// log.
+type Interrupted struct {
+	Request *frontier.Request
+	// Entries counts the entries read before the cut: pages and child
+	// sitemaps, with a problem or without.
+	Entries int
+}
+
+func (e *Interrupted) Error() string {
+	return fmt.Sprintf("discovery: the crawl stopped while sitemap %s was read, after %d entries", e.Request.URL, e.Entries)
+}
+
+// Record is the skip-log record of the cut sitemap, for a crawl that will
+// not read it again.
+func (e *Interrupted) Record() *skiplog.Record {
+	req := e.Request
+	return &skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.Interrupted, Depth: req.Depth, Referrer: req.Referrer,
+		Detail: fmt.Sprintf("the crawl stopped while this sitemap was read: %d entries read and accounted for, the rest not read", e.Entries)}
+}
+
+// Stop cuts the reading of every sitemap being read, and of those handed
+// to Handle afterwards: the crawl is stopping, and a sitemap is a request
+// that may stream for as long as its timeout allows (no hostage workers).
+// The engine calls it when the crawl is interrupted; each cut sitemap's
+// Handle returns an *Interrupted.
+func (m *Reader) Stop() {
+	m.mu.Lock()
+	m.stopped = true
+	cuts := make([]*reading, 0, len(m.reading))
+	for rd := range m.reading {
+		cuts = append(cuts, rd)
+	}
+	m.mu.Unlock()
+	for _, rd := range cuts {
+		rd.cut()
+	}
+}
+
+// startReading registers a sitemap being read, cut by Stop with cut (at
+// once if the crawl is stopping); the returned func ends it.
+func (m *Reader) startReading(cut func()) (end func()) {
+	rd := &reading{cut: cut}
+	m.mu.Lock()
+	stopped := m.stopped
+	m.reading[rd] = struct{}{}
+	m.mu.Unlock()
+	if stopped {
+		cut()
+	}
+	return func() {
+		m.mu.Lock()
+		delete(m.reading, rd)
+		m.mu.Unlock()
+	}
+}
+
 // Handle reads a sitemap response: redirects go back to the frontier,
-// other statuses are counted, and a 2xx body is parsed as it streams in.
-func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) {
+// other statuses are counted, and a 2xx body is parsed as it streams in,
+// its pages queued on ctx. It returns an *Interrupted when Stop cut the
+// reading, nil otherwise: the sitemap is then done, read or not, and
+// accounted for in Stats.
+func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) error {
 	req := resp.Request
 	body := resp.Stream
 	if body == nil { // a downloader that does not stream
@@ -216,20 +289,31 @@ func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) {
 			req.Meta = meta
 		}
 		m.eng.Redirect(ctx, resp)
-		return
+		return nil
 	}
 	if resp.Status < 200 || resp.Status >= 300 {
 		m.eng.Fetched(auth, resp.Status, 0)
 		res.Err = fmt.Sprintf("status %d", resp.Status)
 		m.result(res, false)
 		m.log.Info("sitemap not read", "url", req.URL, "status", resp.Status)
-		return
+		return nil
 	}
+	// The stop cuts the parse and the body it waits on; what was read is
+	// queued on ctx all the same.
+	read, cut := context.WithCancelCause(ctx)
+	defer cut(nil)
+	end := m.startReading(func() {
+		cut(errStopped)
+		if c := findCutter(body); c != nil {
+			c.cut(errStopped)
+		}
+	})
 	b := &pages{body: body}
-	rep, err := sitemap.Parse(ctx, body, func(e sitemap.Entry) error {
+	rep, err := sitemap.Parse(read, body, func(e sitemap.Entry) error {
 		m.entry(ctx, req, e, b)
 		return nil
 	}, sitemap.WithBase(req.URL), sitemap.WithScope(m.cfg.Scope))
+	end()
 	m.flush(ctx, b)
 	m.eng.Fetched(auth, resp.Status, int(rep.Bytes))
 	if err == nil {
@@ -239,6 +323,11 @@ func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) {
 	res.URLs, res.Sitemaps, res.Rejected = rep.URLs, rep.Sitemaps, rep.Rejected
 	if rep.Truncated {
 		res.TruncatedBy = string(rep.TruncatedBy)
+	}
+	var stopped *Interrupted
+	if err != nil && errors.Is(context.Cause(read), errStopped) {
+		stopped = &Interrupted{Request: req, Entries: rep.URLs + rep.Sitemaps + rep.Rejected}
+		res.Interrupted, err = true, stopped
 	}
 	if err != nil {
 		res.Err = err.Error()
@@ -252,14 +341,21 @@ func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) {
 		attrs = append(attrs, "error", res.Err)
 	}
 	m.log.Info("sitemap read", attrs...)
+	if stopped != nil {
+		return stopped
+	}
+	return nil
 }
 
 func (m *Reader) result(res Result, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if ok {
+	switch {
+	case res.Interrupted:
+		m.st.Interrupted++
+	case ok:
 		m.st.Read++
-	} else {
+	default:
 		m.st.Failed++
 	}
 	if res.TruncatedBy != "" {

@@ -3,6 +3,7 @@ package discovery
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -53,15 +54,16 @@ func (e *fakeEngine) Fetched(string, int, int)                       {}
 func (e *fakeEngine) Redirect(context.Context, *middleware.Response) {}
 func (e *fakeEngine) Robots(string) (*middleware.RobotsEntry, bool)  { return nil, false }
 
-// read downloads and reads one sitemap as a crawl would.
-func read(t *testing.T, m *Reader, url string, timeout time.Duration) {
+// read downloads and reads one sitemap as a crawl would, and returns
+// what Handle does.
+func read(t *testing.T, m *Reader, url string, timeout time.Duration) error {
 	t.Helper()
 	req := &frontier.Request{URL: url, Kind: frontier.KindSitemap}
 	resp, err := Download(context.Background(), http.DefaultTransport, "HeedBot/1.0", timeout, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Handle(context.Background(), resp)
+	return m.Handle(context.Background(), resp)
 }
 
 // urlset serves a sitemap of n URLs, the first dup of them twice; with
@@ -161,5 +163,55 @@ func TestAMissingSitemapIsNotIncomplete(t *testing.T) {
 	read(t, m, srv.URL+"/broken.xml", time.Second)
 	if st := m.Stats(); st.Failed != 2 || st.Incomplete != 1 {
 		t.Errorf("failed %d incomplete %d, want 2 and 1", st.Failed, st.Incomplete)
+	}
+}
+
+// TestStopCutsASitemapBeingRead checks that the crawl's stop cuts a
+// sitemap whose body stalls, without waiting for its timeout: Handle says
+// it was interrupted after the entries it read, those pages are queued,
+// and the sitemap is counted interrupted, neither read nor failed nor
+// incomplete.
+func TestStopCutsASitemapBeingRead(t *testing.T) {
+	srv := httptest.NewServer(urlset(3, 0, true))
+	defer srv.Close()
+	m := New(&Config{}, &fakeEngine{}, nil)
+	go func() {
+		for i := 0; i < 10_000 && m.Stats().Listed < 3; i++ {
+			time.Sleep(time.Millisecond)
+		}
+		m.Stop()
+	}()
+	err := read(t, m, srv.URL+"/sitemap.xml", time.Minute)
+	var cut *Interrupted
+	if !errors.As(err, &cut) || cut.Entries != 3 || cut.Request.URL != srv.URL+"/sitemap.xml" {
+		t.Fatalf("Handle = %v; want the sitemap interrupted after its 3 entries", err)
+	}
+	st := m.Stats()
+	if st.Interrupted != 1 || st.Read != 0 || st.Failed != 0 || st.Incomplete != 0 || st.PagesQueued != 3 {
+		t.Errorf("stats %+v; want one sitemap interrupted and its 3 pages queued", st)
+	}
+	if len(st.Sitemaps) != 1 || !st.Sitemaps[0].Interrupted || !strings.Contains(st.Sitemaps[0].Err, "after 3 entries") {
+		t.Errorf("sitemaps %+v; want the cut one, after 3 entries", st.Sitemaps)
+	}
+	rec := cut.Record()
+	if rec.Reason != skiplog.Interrupted || rec.URL != srv.URL+"/sitemap.xml" || !strings.Contains(rec.Detail, "3 entries read") {
+		t.Errorf("record %+v; want interrupted, 3 entries read", rec)
+	}
+}
+
+// TestNoSitemapIsReadAfterTheStop checks that a sitemap whose response
+// arrives once the crawl is stopping is cut at once, not read.
+func TestNoSitemapIsReadAfterTheStop(t *testing.T) {
+	srv := httptest.NewServer(urlset(3, 0, false))
+	defer srv.Close()
+	eng := &fakeEngine{}
+	m := New(&Config{}, eng, nil)
+	m.Stop()
+	var cut *Interrupted
+	if err := read(t, m, srv.URL+"/sitemap.xml", time.Minute); !errors.As(err, &cut) || cut.Entries != 0 {
+		t.Fatalf("Handle = %v; want the sitemap interrupted before its first entry", err)
+	}
+	if st := m.Stats(); st.Interrupted != 1 || st.Listed != 0 || len(eng.batches) != 0 {
+		t.Errorf("stats %+v, %d batches queued; want the sitemap interrupted, nothing read", st, len(eng.batches))
 	}
 }

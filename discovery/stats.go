@@ -20,6 +20,12 @@ type Stats struct {
 	Read      int64 `json:"read"`
 	Failed    int64 `json:"failed"`
 	Truncated int64 `json:"truncated"`
+	// Interrupted counts the sitemaps whose reading the crawl's stop cut
+	// (see Interrupted), neither read nor failed: a paused job, or a
+	// process of a shared crawl, puts each back in the queue to be read
+	// again from its start; a crawl that drains its queue skip-logs each
+	// as interrupted.
+	Interrupted int64 `json:"interrupted,omitempty"`
 	// Incomplete counts the failed sitemaps whose pages the crawl may not
 	// know: those cut short while being read (a read error, the
 	// deadline, malformed content) or not fetched at all (a status other
@@ -62,12 +68,15 @@ type Result struct {
 	TruncatedBy string `json:"truncated_by,omitempty"`
 	// Err says why the sitemap could not be read to the end.
 	Err string `json:"error,omitempty"`
+	// Interrupted says the crawl's stop cut the reading (Err says after
+	// how many entries).
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Format writes the sitemap counts in a few lines; nothing when the crawl
 // read no sitemap.
 func (s Stats) Format(w io.Writer) error {
-	if s.Queued == 0 && s.Read == 0 && s.Failed == 0 {
+	if s.Queued == 0 && s.Read == 0 && s.Failed == 0 && s.Interrupted == 0 {
 		return nil
 	}
 	probes := ""
@@ -76,6 +85,9 @@ func (s Stats) Format(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "sitemaps: %d queued%s, %d read, %d failed, %d truncated\n  listed %d pages: %d queued, %d already known, %d skipped\n",
 		s.Queued, probes, s.Read, s.Failed, s.Truncated, s.Listed, s.PagesQueued, s.Duplicates, s.Skipped)
+	if err == nil && s.Interrupted > 0 {
+		_, err = fmt.Fprintf(w, "  %d sitemaps cut by the stop: a paused job reads them again, whole; otherwise each is skip-logged as interrupted\n", s.Interrupted)
+	}
 	if err != nil || s.Incomplete == 0 {
 		return err
 	}
@@ -103,7 +115,8 @@ func (s Stats) Format(w io.Writer) error {
 const maxShown = 5
 
 // Incomplete reports whether the sitemap's pages may be unknown to the
-// crawl (see Stats.Incomplete).
+// crawl (see Stats.Incomplete). A sitemap the stop cut is not: the crawl
+// reads it again or skip-logs it.
 func (r Result) Incomplete() bool {
-	return r.Err != "" && r.Status != 404 && r.Status != 410
+	return r.Err != "" && !r.Interrupted && r.Status != 404 && r.Status != 410
 }

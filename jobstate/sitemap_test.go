@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -86,4 +87,66 @@ func (b *watchedBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.once.Do(b.closed)
 	return err
+}
+
+// TestStateRereadsASitemapCutByThePause pauses a job while its sitemap
+// is being streamed, once it has queued a first chunk of the pages the
+// sitemap lists: the sitemap is not read to its end, so it stays in the
+// job's queue, and the resumed job reads it again, whole. Every page it
+// lists is then fetched once (those queued before the pause come back as
+// duplicates), and nothing is skip-logged.
+func TestStateRereadsASitemapCutByThePause(t *testing.T) {
+	s := crawltest.StartCutSitemap(t, 1000, 600)
+	dir := t.TempDir()
+	run := func(pause bool) crawler.Summary {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		c, err := crawler.New("HeedBot",
+			crawler.WithBackend(jobstate.Dir(dir)),
+			crawler.WithSitemaps(s.Sitemap()),
+			crawler.WithDelay(0),
+			crawler.WithTimeout(2*time.Second),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pause {
+			go crawltest.StopWhenQueued(ctx, c, 512, s.Cut, cancel)
+		}
+		sum, err := c.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	first := run(true)
+	info := jobstate.InfoOf(first.Backend)
+	if !first.Interrupted || info == nil || info.Job.Complete {
+		t.Fatalf("first run: interrupted %v, state %+v", first.Interrupted, info)
+	}
+	st := first.Sitemaps
+	t.Logf("first run: sitemap %+v", st.Sitemaps)
+	if st.Read != 0 || st.Failed != 0 || st.Interrupted != 1 || st.Incomplete != 0 {
+		t.Errorf("the cut sitemap counted read %d, failed %d, interrupted %d, incomplete %d; want 0, 0, 1, 0", st.Read, st.Failed, st.Interrupted, st.Incomplete)
+	}
+	if st.PagesQueued < 512 || st.Listed > int64(s.Sent) {
+		t.Errorf("first run queued %d of the %d entries read; want at least a chunk of 512, at most the %d sent", st.PagesQueued, st.Listed, s.Sent)
+	}
+	second := run(false)
+	if second.Interrupted || !jobstate.InfoOf(second.Backend).Job.Complete {
+		t.Fatalf("resumed run: interrupted %v, state %+v", second.Interrupted, jobstate.InfoOf(second.Backend))
+	}
+	if n := s.Reads(); n != 2 {
+		t.Errorf("the sitemap was requested %d times over two runs; want 2 (cut, then read again)", n)
+	}
+	if re := second.Sitemaps; re.Read != 1 || re.Listed != int64(s.Pages) || re.Duplicates != st.PagesQueued || re.PagesQueued != int64(s.Pages)-st.PagesQueued {
+		t.Errorf("resumed run read %d sitemaps listing %d pages: %d queued, %d known; want 1 listing %d: %d queued, %d known",
+			re.Read, re.Listed, re.PagesQueued, re.Duplicates, s.Pages, int64(s.Pages)-st.PagesQueued, st.PagesQueued)
+	}
+	recs := readSkipLog(t, filepath.Join(dir, "skipped.jsonl"))
+	for _, r := range recs {
+		t.Errorf("skip-logged %s: %s %s", r.URL, r.Reason, r.Detail)
+	}
+	s.CheckAccounted(t, recs, s.Pages)
 }
