@@ -353,6 +353,7 @@ func (f *crawlFlags) printSummary(w io.Writer, sum crawler.Summary) {
 		fmt.Fprintf(w, "crawl failed: %v\n", sum.NothingFetched)
 	}
 	sum.Stats.Format(w)
+	f.cacheFlags.summary(w)
 	sum.Skipped.Format(w)
 	sum.Sitemaps.Format(w)
 	if fleet.SummaryOf(sum.Backend) != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -261,20 +262,29 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// cacheFlags are --cache and --cache-policy: the HTTP cache of the
-// developer's loop (package httpcache), for crawl, fetch, select and
-// parse.
+// cacheFlags are --cache, --cache-policy, --cache-max-age and
+// --cache-max-size: the HTTP cache of the developer's loop (package
+// httpcache), for crawl, fetch, select and parse.
 type cacheFlags struct {
-	dir    string
-	policy string
+	dir     string
+	policy  string
+	maxAge  time.Duration
+	maxSize sizeValue
+	// cache is the one open returned, for the summary.
+	cache *httpcache.Cache
 }
 
 func (f *cacheFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.dir, "cache", "", "keep responses in this directory and serve them again (robots.txt still obeyed, re-read after 24h); empty for none")
 	fs.StringVar(&f.policy, "cache-policy", "replay", "replay (serve every stored response without asking the site: develop offline) or rfc9111 (HTTP's freshness, revalidated by ETag and Last-Modified)")
+	fs.DurationVar(&f.maxAge, "cache-max-age", 0, "fetch a stored response again once it is older than this, whatever --cache-policy says, and store the new one (Scrapy's HTTPCACHE_EXPIRATION_SECS); 0 never")
+	fs.Var(&f.maxSize, "cache-max-size", "keep the --cache directory within this size (1048576, 512KiB, 10MiB ...) by removing the responses stored longest ago, which are then fetched again when asked for; 0 for no bound")
 }
 
 func (f *cacheFlags) check() error {
+	if err := atLeast("cache-max-age", f.maxAge, 0); err != nil {
+		return err
+	}
 	switch f.policy {
 	case "replay", "rfc9111":
 		return nil
@@ -287,7 +297,7 @@ func (f *cacheFlags) open() (*httpcache.Cache, error) {
 	if f.dir == "" {
 		return nil, nil
 	}
-	store, err := httpcache.OpenDir(f.dir)
+	store, err := httpcache.OpenDir(f.dir, httpcache.WithMaxBytes(f.maxSize.n))
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
@@ -295,5 +305,14 @@ func (f *cacheFlags) open() (*httpcache.Cache, error) {
 	if f.policy == "rfc9111" {
 		p = httpcache.RFC9111{}
 	}
-	return httpcache.New(store, httpcache.WithPolicy(p))
+	f.cache, err = httpcache.New(store, httpcache.WithPolicy(p), httpcache.WithMaxAge(f.maxAge))
+	return f.cache, err
+}
+
+// summary writes the cache's line of a summary: what this process served,
+// fetched, found expired and pruned (nothing without --cache).
+func (f *cacheFlags) summary(w io.Writer) {
+	if f.cache != nil {
+		f.cache.Stats().Format(w)
+	}
 }

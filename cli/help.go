@@ -24,7 +24,7 @@ var helpGroups = []struct {
 	{"Politeness", []string{"agent", "user-agent", "delay", "max-crawl-delay", "per-host", "concurrency",
 		"robots-give-up", "host-give-up", "robots-max-age", "ignore-nofollow", "rel-nofollow", "respect", "purpose"}},
 	{"Output", []string{"out", "format", "append", "overwrite", "summary-json", "skiplog", "json", "fixture", "attr", "html"}},
-	{"Job", []string{"state", "cache", "cache-policy"}},
+	{"Job", []string{"state", "cache", "cache-policy", "cache-max-age", "cache-max-size"}},
 	{"Fleet", []string{"redis", "crawl-id", "lease-timeout", "force"}},
 	{"Transport", []string{"header", "proxy", "ca-file", "insecure-skip-verify", "timeout", "max-body", "retries", "retry-wait"}},
 	{"Logging", []string{"log-level", "log-format", "verbose", "progress", "stats-interval", "metrics", "metrics-authorities", "ui", "addr"}},

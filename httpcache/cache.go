@@ -26,11 +26,12 @@ const DefaultRobotsMaxAge = 24 * time.Hour
 type Cache struct {
 	store        Store
 	policy       Policy
+	maxAge       time.Duration
 	robotsMaxAge time.Duration
 	now          func() time.Time
 	logger       *slog.Logger
 
-	hits, misses, revalidated, stored, damaged atomic.Int64
+	hits, misses, revalidated, stored, damaged, expired atomic.Int64
 }
 
 // Option is an optional setting of a Cache.
@@ -38,6 +39,16 @@ type Option func(*Cache)
 
 // WithPolicy sets the policy (default Replay{}).
 func WithPolicy(p Policy) Option { return func(c *Cache) { c.policy = p } }
+
+// WithMaxAge makes an entry received longer than d ago (or last confirmed
+// by the site that long ago, for a revalidated one) a miss, whatever the
+// policy would say of it: the request goes to the site and its response
+// replaces the entry, as Scrapy's HTTPCACHE_EXPIRATION_SECS does. Under
+// Replay it bounds how old a replayed page may be; under RFC9111 it caps
+// the freshness HTTP allows, and an entry past it is fetched whole, not
+// revalidated. 0 (the default) and a negative d never expire an entry.
+// robots.txt entries expire at the robots max age, or at d if shorter.
+func WithMaxAge(d time.Duration) Option { return func(c *Cache) { c.maxAge = max(0, d) } }
 
 // WithRobotsMaxAge sets how long a stored robots.txt may be served
 // (default and at most 24 hours).
@@ -81,15 +92,35 @@ type Stats struct {
 	Misses int64 `json:"misses"`
 	// Stored are responses written to the store.
 	Stored int64 `json:"stored"`
+	// Expired are requests (among Misses) whose entry the policy would
+	// have served or revalidated but that was too old for the cache's
+	// max age (WithMaxAge), or a robots.txt older than the robots max
+	// age: they went to the site and their responses replace the entries.
+	Expired int64 `json:"expired"`
 	// Damaged are entries found damaged (treated as misses) or that
 	// could not be written.
 	Damaged int64 `json:"damaged"`
+	// Pruned are entries the store removed to stay within its size
+	// bound (a Dir opened WithMaxBytes), since it was opened.
+	Pruned int64 `json:"pruned"`
 }
 
 // Stats returns the counts so far.
 func (c *Cache) Stats() Stats {
-	return Stats{Hits: c.hits.Load(), Revalidated: c.revalidated.Load(), Misses: c.misses.Load(),
-		Stored: c.stored.Load(), Damaged: c.damaged.Load()}
+	s := Stats{Hits: c.hits.Load(), Revalidated: c.revalidated.Load(), Misses: c.misses.Load(),
+		Stored: c.stored.Load(), Expired: c.expired.Load(), Damaged: c.damaged.Load()}
+	if p, ok := c.store.(interface{ Pruned() int64 }); ok {
+		s.Pruned = p.Pruned()
+	}
+	return s
+}
+
+// Format writes the counts on one line, as heed's crawl summary shows
+// them.
+func (s Stats) Format(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "HTTP cache: %d served, %d revalidated, %d fetched (%d of them expired), %d stored, %d pruned, %d damaged\n",
+		s.Hits, s.Revalidated, s.Misses, s.Expired, s.Stored, s.Pruned, s.Damaged)
+	return err
 }
 
 // Stage returns the cache as a middleware stage: a fresh entry answers the
@@ -145,10 +176,22 @@ func (c *Cache) lookup(req *frontier.Request, key string, hreq Request) (*Entry,
 	}
 	now := c.now()
 	v := c.policy.Check(hreq, e, now)
-	if req.Kind == frontier.KindRobots && now.Sub(e.ReceivedAt) >= c.robotsMaxAge {
+	if v != Miss && c.expiredAt(req, e, now) {
+		c.expired.Add(1)
 		v = Miss
 	}
 	return e, body, v
+}
+
+// expiredAt reports whether e is too old to be used at now, whatever the
+// policy says: older than the max age, or a robots.txt at the robots max
+// age.
+func (c *Cache) expiredAt(req *frontier.Request, e *Entry, now time.Time) bool {
+	age := now.Sub(e.ReceivedAt)
+	if c.maxAge > 0 && age > c.maxAge {
+		return true
+	}
+	return req.Kind == frontier.KindRobots && age >= c.robotsMaxAge
 }
 
 func (c *Cache) fetch(ctx context.Context, next middleware.Fetcher, served middleware.Stage, req *frontier.Request) (*middleware.Response, error) {
@@ -229,11 +272,16 @@ func (c *Cache) revalidate(req *frontier.Request, key string, e *Entry, resp *mi
 		resp.Stream.Close()
 	}
 	n := refreshed(e, resp.Header, requested, received)
-	if err := c.store.Update(key, n); err != nil {
+	if err := c.store.Update(key, n); errors.Is(err, ErrNotFound) {
+		return nil, false // pruned meanwhile: fetched whole, no damage
+	} else if err != nil {
 		c.damaged.Add(1)
 		c.logger.Warn("httpcache: revalidated entry not updated", "url", req.URL, "error", err)
 	}
 	_, body, err := c.store.Load(key)
+	if errors.Is(err, ErrNotFound) {
+		return nil, false
+	}
 	if err == nil {
 		var served *middleware.Response
 		if served, err = c.serve(req, n, body); err == nil {

@@ -70,13 +70,13 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func newCache(t *testing.T, p Policy, clk *clock) (*Cache, *Dir) {
+func newCache(t *testing.T, p Policy, clk *clock, opts ...Option) (*Cache, *Dir) {
 	t.Helper()
 	d, err := OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(d, WithPolicy(p), WithClock(clk.now))
+	c, err := New(d, append([]Option{WithPolicy(p), WithClock(clk.now)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestReplayServesWithoutContactingTheSite(t *testing.T) {
 
 func TestReplayKeepsNoTransientFailure(t *testing.T) {
 	clk := &clock{t: time.Now()}
-	c, _ := newCache(t, Replay{MaxAge: time.Hour}, clk)
+	c, _ := newCache(t, Replay{}, clk, WithMaxAge(time.Hour))
 	status := http.StatusServiceUnavailable
 	s := &site{handler: func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) }}
 	f := c.Stage()(s)
@@ -146,7 +146,7 @@ func TestReplayKeepsNoTransientFailure(t *testing.T) {
 	clk.add(2 * time.Hour)
 	get(t, f, &frontier.Request{URL: "http://a.example/"})
 	if s.hits() != 3 {
-		t.Errorf("an entry older than MaxAge was replayed (%d hits)", s.hits())
+		t.Errorf("an entry older than the max age was replayed (%d hits)", s.hits())
 	}
 }
 

@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Store keeps a cache's entries. Keys are 32 lower-case hex digits (a
@@ -45,20 +48,50 @@ type Pending interface {
 // Dir is a Store of plain files under one directory: KEY.meta and KEY.body
 // in a subdirectory named by the key's first two digits. Open one with
 // [OpenDir]; several processes may share a directory, the last writer of a
-// key wins.
+// key wins. A meta file's modification time is its entry's ReceivedAt, so
+// the files themselves say which entries were stored longest ago: that is
+// the order in which a Dir opened [WithMaxBytes] removes them.
 type Dir struct {
-	root string
+	root     string
+	maxBytes int64
+
+	// With a bound, writing holds the keys this process is storing or
+	// updating, which a prune leaves alone; mu guards it and is held
+	// while a prune removes one entry, so that a write and a removal of
+	// one key never interleave.
+	mu      sync.Mutex
+	writing map[string]int
+	// size is the store's bytes as the last prune counted them, plus
+	// what was stored since (an estimate between prunes, never below
+	// the truth for this process's writes).
+	size    atomic.Int64
+	pruning atomic.Bool
+	pruned  atomic.Int64
 }
 
+// DirOption is an optional setting of a Dir.
+type DirOption func(*Dir)
+
 // OpenDir returns the Store in directory root, creating it if needed.
-func OpenDir(root string) (*Dir, error) {
+// With WithMaxBytes it first prunes the directory to its bound.
+func OpenDir(root string, opts ...DirOption) (*Dir, error) {
 	if root == "" {
 		return nil, errors.New("httpcache: empty cache directory name")
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("httpcache: %w", err)
 	}
-	return &Dir{root: root}, nil
+	d := &Dir{root: root}
+	for _, o := range opts {
+		o(d)
+	}
+	if d.maxBytes > 0 {
+		d.writing = map[string]int{}
+		if _, err := d.prune(); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // Root returns the directory.
@@ -96,6 +129,10 @@ func (d *Dir) Load(key string) (*Entry, io.ReadCloser, error) {
 	}
 	body, err := os.Open(bodyPath)
 	if err != nil {
+		if _, serr := os.Lstat(metaPath); errors.Is(err, fs.ErrNotExist) && errors.Is(serr, fs.ErrNotExist) {
+			// Removed (pruned) between the two reads: no entry, not damage.
+			return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, key)
+		}
 		return nil, nil, fmt.Errorf("%w: %s: %v", ErrDamaged, bodyPath, err)
 	}
 	if st, err := body.Stat(); err != nil || st.Size() != e.BodySize {
@@ -133,14 +170,18 @@ func (d *Dir) Create(key string) (Pending, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("httpcache: %w", err)
 	}
+	d.begin(key)
 	f, err := os.CreateTemp(dir, "."+key+".body-*")
 	if err != nil {
+		d.done(key)
 		return nil, fmt.Errorf("httpcache: %w", err)
 	}
-	return &dirPending{f: f, crc: crc32.NewIEEE(), dir: dir, metaPath: metaPath, bodyPath: bodyPath}, nil
+	return &dirPending{d: d, key: key, f: f, crc: crc32.NewIEEE(), dir: dir, metaPath: metaPath, bodyPath: bodyPath}, nil
 }
 
 type dirPending struct {
+	d                  *Dir
+	key                string
 	f                  *os.File
 	crc                hash.Hash32
 	n                  int64
@@ -167,55 +208,85 @@ func (p *dirPending) Commit(e *Entry) error {
 		p.Abort()
 		return p.err
 	}
+	n, err := p.commit(e)
+	p.d.done(p.key)
+	if err == nil {
+		p.d.stored(n)
+	}
+	return err
+}
+
+// commit puts the body and then the meta file in place and returns how
+// many bytes the store grew by.
+func (p *dirPending) commit(e *Entry) (int64, error) {
 	e.BodySize, e.BodyCRC = p.n, p.crc.Sum32()
 	if err := p.f.Close(); err != nil {
 		os.Remove(p.f.Name())
-		return fmt.Errorf("httpcache: %w", err)
+		return 0, fmt.Errorf("httpcache: %w", err)
 	}
+	old := p.d.footprint(p.metaPath, p.bodyPath)
 	// The body goes in first: a reader that sees the new meta file finds
 	// the new body, and one that finds the old meta with the new body
 	// sees a mismatch, a miss, never a wrong page.
 	if err := os.Rename(p.f.Name(), p.bodyPath); err != nil {
 		os.Remove(p.f.Name())
-		return fmt.Errorf("httpcache: %w", err)
+		return 0, fmt.Errorf("httpcache: %w", err)
 	}
-	return writeMeta(p.dir, p.metaPath, e)
+	m, err := writeMeta(p.dir, p.metaPath, e)
+	return p.n + m - old, err
 }
 
 func (p *dirPending) Abort() {
 	p.f.Close()
 	os.Remove(p.f.Name())
+	p.d.done(p.key)
 }
 
-// Update implements Store.
+// Update implements Store. An entry whose body is gone (pruned since it
+// was loaded) is not brought back as a meta file alone: Update returns
+// an error wrapping ErrNotFound.
 func (d *Dir) Update(key string, e *Entry) error {
-	dir, metaPath, _, err := d.paths(key)
+	dir, metaPath, bodyPath, err := d.paths(key)
 	if err != nil {
 		return err
 	}
-	return writeMeta(dir, metaPath, e)
+	d.begin(key)
+	defer d.done(key)
+	if _, err := os.Lstat(bodyPath); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	old := d.footprint(metaPath)
+	m, err := writeMeta(dir, metaPath, e)
+	if err == nil {
+		d.stored(m - old)
+	}
+	return err
 }
 
-// writeMeta replaces a meta file by renaming a complete temporary one.
-func writeMeta(dir, path string, e *Entry) error {
+// writeMeta replaces a meta file by renaming a complete temporary one,
+// dated the entry's ReceivedAt, and returns its size.
+func writeMeta(dir, path string, e *Entry) (int64, error) {
 	b, err := encodeMeta(e)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*")
 	if err != nil {
-		return fmt.Errorf("httpcache: %w", err)
+		return 0, fmt.Errorf("httpcache: %w", err)
 	}
 	_, werr := f.Write(b)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
+	}
+	if werr == nil && !e.ReceivedAt.IsZero() {
+		werr = os.Chtimes(f.Name(), time.Time{}, e.ReceivedAt)
 	}
 	if werr == nil {
 		werr = os.Rename(f.Name(), path)
 	}
 	if werr != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("httpcache: %w", werr)
+		return 0, fmt.Errorf("httpcache: %w", werr)
 	}
-	return nil
+	return int64(len(b)), nil
 }

@@ -29,8 +29,7 @@
 //   - [Replay] (the default of heed's --cache DIR) serves every stored
 //     response as it is, however old, without asking the site: the
 //     developer's offline loop. It stores every response except 429 and
-//     5xx, which say nothing lasting about the page. A MaxAge, if set,
-//     makes older entries be fetched again.
+//     5xx, which say nothing lasting about the page.
 //   - [RFC9111] is a private cache as HTTP means it: a response is stored
 //     only when RFC 9111 allows (no no-store, a cacheable status or
 //     explicit freshness), served while fresh (max-age, Expires, or the
@@ -46,6 +45,15 @@
 // policy says: it is then fetched again, and a changed robots.txt takes
 // effect.
 //
+// # Expiry
+//
+// [WithMaxAge] is Scrapy's HTTPCACHE_EXPIRATION_SECS: an entry received
+// longer ago than the max age is a miss whatever the policy says (under
+// RFC9111 the max age caps the freshness HTTP allows, and an expired entry
+// is fetched whole, not revalidated); its response replaces the entry.
+// 0, the default, never expires an entry. Stats counts the requests that
+// found their entry expired (Expired, among Misses).
+//
 // # Storage
 //
 // A [Store] keeps entries; [Dir] is the default: plain files under one
@@ -57,11 +65,27 @@
 // the crawler (sitemaps) are copied to the store as they are read and kept
 // only when read to the end.
 //
+// A Dir opened [WithMaxBytes] keeps its size within the bound: storing an
+// entry that takes it past the bound removes the entries received longest
+// ago (a meta file's modification time is its entry's ReceivedAt) until
+// it is at nine tenths of it; OpenDir prunes first, and every prune
+// removes what a crash left (temporary files, bodies without meta files)
+// once it is an hour old. An entry is removed meta file first, so a
+// reader finds it whole or not at all, and a pruned entry is a plain
+// miss: fetched again and stored again. Stats counts the entries pruned
+// (Pruned).
+//
 // # Limits
 //
 // The cache does not share entries between users and ignores s-maxage
 // (it is a private cache); it never serves a stale response (no
-// stale-while-revalidate, no stale-if-error); it does not evict: a
-// directory grows until it is deleted. Request headers other than those a
-// stored response's Vary names are not part of an entry's identity.
+// stale-while-revalidate, no stale-if-error). Without WithMaxBytes a
+// directory grows until it is deleted; with it, the bound is counted in
+// this process between prunes, so processes sharing one directory keep it
+// within the bound give or take what the others stored since their last
+// prune, and a prune may damage an entry another process is writing at
+// that moment (a miss, counted as damaged, stored again). An expired entry
+// is not removed when it is found: its replacement overwrites it, or a
+// prune does. Request headers other than those a stored response's Vary
+// names are not part of an entry's identity.
 package httpcache

@@ -51,14 +51,10 @@ type Policy interface {
 }
 
 // Replay serves every stored response as it is, without contacting the
-// site, however old it is unless MaxAge says otherwise: Scrapy's
+// site, however old it is (the cache's WithMaxAge bounds that): Scrapy's
 // DummyPolicy, for developing a spider offline. It stores every response
 // but 429 and 5xx, which say nothing lasting about a page.
-type Replay struct {
-	// MaxAge, when positive, makes entries stored longer ago than it a
-	// miss: they are fetched again.
-	MaxAge time.Duration
-}
+type Replay struct{}
 
 // Storable implements Policy.
 func (p Replay) Storable(_ Request, e *Entry) bool {
@@ -66,12 +62,7 @@ func (p Replay) Storable(_ Request, e *Entry) bool {
 }
 
 // Check implements Policy.
-func (p Replay) Check(_ Request, e *Entry, now time.Time) Verdict {
-	if p.MaxAge > 0 && now.Sub(e.ReceivedAt) > p.MaxAge {
-		return Miss
-	}
-	return Fresh
-}
+func (Replay) Check(Request, *Entry, time.Time) Verdict { return Fresh }
 
 // RFC9111 is the policy of a private HTTP cache (RFC 9111): responses are
 // stored when the protocol allows, served while fresh, and revalidated with
