@@ -34,15 +34,34 @@ func UsageStatements(e *RobotsEntry, u *url.URL) []aipref.Statement {
 // header, combined as draft-ietf-aipref-vocab-07 §5.1 says (any n wins,
 // then any y, else unknown). The crawl, the sitemap inventory (h nil: it
 // fetches no page) and `heed robots check --purpose` all decide through
-// it.
+// it, or through UsageDecisions for every category at once.
 func DecideUsage(e *RobotsEntry, u *url.URL, h http.Header, label string) aipref.Decision {
+	return aipref.Combine(label, usageStatements(e, u, h)...)
+}
+
+// UsageDecisions is DecideUsage for every category of the vocabulary
+// (aipref.Categories), in its order, from one reading of u's robots.txt
+// rules and of the header: a page's whole preference for the cost of one
+// category's. The crawl reads every page's this way.
+func UsageDecisions(e *RobotsEntry, u *url.URL, h http.Header) []aipref.Decision {
+	stmts := usageStatements(e, u, h)
+	out := make([]aipref.Decision, len(aipref.Categories))
+	for i, c := range aipref.Categories {
+		out[i] = aipref.Combine(c.Label, stmts...)
+	}
+	return out
+}
+
+// usageStatements returns the statements DecideUsage combines: robots.txt's
+// (UsageStatements), then the header's when h is not nil.
+func usageStatements(e *RobotsEntry, u *url.URL, h http.Header) []aipref.Statement {
 	stmts := UsageStatements(e, u)
 	if h != nil {
 		if s, ok := aipref.FromHeader(h, u.String()); ok {
 			stmts = append(stmts, s)
 		}
 	}
-	return aipref.Combine(label, stmts...)
+	return stmts
 }
 
 // UsageEvidence returns the skip-log evidence of a decision that said n.
@@ -61,13 +80,12 @@ func UsageEvidence(d aipref.Decision) *skiplog.Usage {
 // the sitemap inventory's usage column writes it: every category of the
 // vocabulary that robots.txt gives a y or an n, with the line that
 // decided ("train-ai=n (line 4); search=y (line 9)"), decided by
-// DecideUsage from robots.txt alone; "" when none applies.
+// UsageDecisions from robots.txt alone; "" when none applies.
 func UsageSummary(e *RobotsEntry, u *url.URL) string {
 	var parts []string
-	for _, c := range aipref.Categories {
-		d := DecideUsage(e, u, nil, c.Label)
+	for _, d := range UsageDecisions(e, u, nil) {
 		if d.Value != aipref.Unknown && d.By != nil {
-			parts = append(parts, fmt.Sprintf("%s=%s (line %d)", c.Label, d.Value, d.By.Line))
+			parts = append(parts, fmt.Sprintf("%s=%s (line %d)", d.Label, d.Value, d.By.Line))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -154,11 +154,8 @@ func SignalsOf(d pagerobots.Directives, usage []aipref.Decision) Signals {
 // Usage returns the usage preference of the page u for every category of
 // the vocabulary (aipref.Categories), in its order: from the robots.txt
 // entry e of u's authority (nil when none is known) and the response
-// header h (middleware.DecideUsage).
+// header h, read once for all of them (middleware.UsageDecisions, each
+// category decided as middleware.DecideUsage decides it).
 func Usage(e *middleware.RobotsEntry, u *url.URL, h http.Header) []aipref.Decision {
-	usage := make([]aipref.Decision, 0, len(aipref.Categories))
-	for _, c := range aipref.Categories {
-		usage = append(usage, middleware.DecideUsage(e, u, h, c.Label))
-	}
-	return usage
+	return middleware.UsageDecisions(e, u, h)
 }
