@@ -445,6 +445,7 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 	resp, err := r.chain.Fetch(ctx, req)
 	var de *middleware.DeferError
 	var rec *skiplog.Record
+	var cut *discovery.Interrupted
 	switch {
 	case errors.As(err, &de):
 		r.stats.Deferred(de.Reason)
@@ -458,13 +459,12 @@ func (r *run) process(ctx context.Context, req *frontier.Request) {
 		r.gaveUp(rec)
 	case errors.Is(err, discovery.ErrProbeUnneeded):
 		// A /sitemap.xml guess robots.txt made redundant: nothing to account for.
+	case errors.As(err, &cut):
+		r.sitemapCut(ctx, cut)
+		return
 	case err != nil:
 		r.skip(&skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.FetchError, Err: err.Error(), Depth: req.Depth, Referrer: req.Referrer})
-		if req.Kind == frontier.KindSitemap {
-			r.maps.NotFetched(req, err)
-		}
 	case req.Kind == frontier.KindSitemap:
-		var cut *discovery.Interrupted
 		if errors.As(r.maps.Handle(ctx, resp), &cut) {
 			r.sitemapCut(ctx, cut)
 			return

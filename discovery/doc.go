@@ -37,12 +37,22 @@
 // read error, a deadline, a limit), is counted in Stats.Failed or
 // Stats.Truncated and described in Stats.Sitemaps with its error; those
 // whose pages the crawl may not know are counted in Stats.Incomplete and
-// named by Stats.Format.
+// named by Stats.Format. One cut while its body was read has a skip-log
+// record for its own URL saying how many entries were read before the
+// cut and why the rest were not: fetch-error (a read error, the
+// deadline, malformed content), sitemap-limit (50,000 entries, 50 MiB).
+// It is not read again: the chain's retry stage retries a sitemap that
+// got no response, which the engine skip-logs as fetch-error once the
+// tries are spent, not one whose body broke.
 //
-// The crawl's stop ([Reader.Stop]) cuts every sitemap being read, and
+// The crawl's stop ([Reader.Stop]) cuts every sitemap being read, those
+// still waiting for their pace or their response (the request is sent
+// by [Reader.Stage] on a context the stop cancels: a server that never
+// answers does not hold the stop up for the request's timeout), and
 // those whose response comes after it: Handle queues the pages read
-// before the cut and returns an [*Interrupted], and the sitemap is
-// counted in Stats.Interrupted, not as read nor as incomplete, because
+// before the cut and returns an [*Interrupted] (the Stage does, for a
+// sitemap without a response yet), and the sitemap is counted in
+// Stats.Interrupted, not as read nor as incomplete, because
 // the engine accounts for the rest: a paused job or a process of a
 // shared crawl puts the sitemap back in the queue to be read again from
 // its start, a crawl that drains its queue skip-logs it as interrupted.

@@ -165,18 +165,26 @@ func (m *Reader) enqueue(ctx context.Context, req *frontier.Request) frontier.Pu
 }
 
 // Stage drops a seed's /sitemap.xml probe that robots.txt made redundant,
-// with ErrProbeUnneeded. It sits after the robots stage, which has
-// fetched the site's robots.txt.
+// with ErrProbeUnneeded, and fetches the other sitemaps on a context the
+// crawl's stop cuts (see Reader.Stop): a sitemap waiting for its pace or
+// its response when the crawl stops ends at once with an *Interrupted. A
+// sitemap that gets no response (the tries spent, an error the chain
+// below does not retry) is counted failed in Stats. It sits after the
+// robots stage, which has fetched the site's robots.txt, and above
+// pacing and retries.
 func (m *Reader) Stage() middleware.Stage {
 	return func(next middleware.Fetcher) middleware.Fetcher {
 		return middleware.FetcherFunc(func(ctx context.Context, req *frontier.Request) (*middleware.Response, error) {
-			if req.Kind == frontier.KindSitemap && req.Meta[metaProbe] != "" && !m.probeNeeded(req) {
+			if req.Kind != frontier.KindSitemap {
+				return next.Fetch(ctx, req)
+			}
+			if req.Meta[metaProbe] != "" && !m.probeNeeded(req) {
 				m.mu.Lock()
 				m.st.Probes++
 				m.mu.Unlock()
 				return nil, ErrProbeUnneeded
 			}
-			return next.Fetch(ctx, req)
+			return m.fetch(ctx, next, req)
 		})
 	}
 }
@@ -215,7 +223,7 @@ type Interrupted struct {
 }
 
 func (e *Interrupted) Error() string {
-	return fmt.Sprintf("discovery: the crawl stopped while sitemap %s was read, after %d entries", e.Request.URL, e.Entries)
+	return fmt.Sprintf("discovery: the crawl stopped while sitemap %s was fetched or read, after %d entries", e.Request.URL, e.Entries)
 }
 
 // Record is the skip-log record of the cut sitemap, for a crawl that will
@@ -223,12 +231,13 @@ func (e *Interrupted) Error() string {
 func (e *Interrupted) Record() *skiplog.Record {
 	req := e.Request
 	return &skiplog.Record{URL: req.URL, Authority: req.Authority(), Reason: skiplog.Interrupted, Depth: req.Depth, Referrer: req.Referrer,
-		Detail: fmt.Sprintf("the crawl stopped while this sitemap was read: %d entries read and accounted for, the rest not read", e.Entries)}
+		Detail: fmt.Sprintf("the crawl stopped while this sitemap was fetched or read: %d entries read and accounted for, the rest not read", e.Entries)}
 }
 
-// Stop cuts the reading of every sitemap being read, and of those handed
-// to Handle afterwards: the crawl is stopping, and a sitemap is a request
-// that may stream for as long as its timeout allows (no hostage workers).
+// Stop cuts the reading of every sitemap being read or waiting for its
+// response (see Stage), and of those handed to Stage or Handle
+// afterwards: the crawl is stopping, and a sitemap is a request that may
+// wait and stream for as long as its timeout allows (no hostage workers).
 // The engine calls it when the crawl is interrupted; each cut sitemap's
 // Handle returns an *Interrupted.
 func (m *Reader) Stop() {
@@ -266,7 +275,12 @@ func (m *Reader) startReading(cut func()) (end func()) {
 // other statuses are counted, and a 2xx body is parsed as it streams in,
 // its pages queued on ctx. It returns an *Interrupted when Stop cut the
 // reading, nil otherwise: the sitemap is then done, read or not, and
-// accounted for in Stats.
+// accounted for in Stats. A sitemap read only in part for another
+// reason has a skip-log record saying how many entries were read before
+// the cut and why the rest were not: fetch-error for a read error, the
+// request's timeout or malformed content, sitemap-limit for a limit of
+// the sitemap package. It is not read again: the retry stage retries a
+// sitemap that gets no response, not one whose body broke.
 func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) error {
 	req := resp.Request
 	body := resp.Stream
@@ -324,15 +338,25 @@ func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) error {
 	if rep.Truncated {
 		res.TruncatedBy = string(rep.TruncatedBy)
 	}
+	entries := rep.URLs + rep.Sitemaps + rep.Rejected
 	var stopped *Interrupted
 	if err != nil && errors.Is(context.Cause(read), errStopped) {
-		stopped = &Interrupted{Request: req, Entries: rep.URLs + rep.Sitemaps + rep.Rejected}
+		stopped = &Interrupted{Request: req, Entries: entries}
 		res.Interrupted, err = true, stopped
 	}
 	if err != nil {
 		res.Err = err.Error()
 	}
 	m.result(res, err == nil)
+	// A sitemap cut by anything but the stop is done: the pages it lists
+	// past the cut will not be known, so its record says where it was cut.
+	switch {
+	case stopped != nil:
+	case err != nil:
+		m.eng.Skip(cutRecord(req, skiplog.FetchError, entries, err.Error()))
+	case rep.Truncated:
+		m.eng.Skip(cutRecord(req, skiplog.SitemapLimit, entries, fmt.Sprintf("cut by the %s limit", rep.TruncatedBy)))
+	}
 	attrs := []any{"url", req.URL, "format", res.Format, "urls", rep.URLs, "sitemaps", rep.Sitemaps, "rejected", rep.Rejected}
 	if res.TruncatedBy != "" {
 		attrs = append(attrs, "truncated", res.TruncatedBy)
@@ -369,13 +393,6 @@ func (m *Reader) result(res Result, ok bool) {
 	} else {
 		m.st.SitemapsDropped++
 	}
-}
-
-// NotFetched accounts for a sitemap request that ended without a response
-// (a network error, the timeout, the retries spent), whose record the
-// engine wrote: the sitemap is failed and incomplete.
-func (m *Reader) NotFetched(req *frontier.Request, err error) {
-	m.result(Result{URL: req.URL, Err: err.Error()}, false)
 }
 
 // entry handles one entry of a sitemap being read; the pages it lists

@@ -126,12 +126,22 @@ func TestQueueingDoesNotSpendTheDeadline(t *testing.T) {
 
 // TestACutSitemapIsReportedIncomplete checks that a sitemap whose body
 // stalls past the timeout is failed, counted incomplete with its error,
-// the pages read before the cut queued, and that the summary says so.
+// the pages read before the cut queued, that the summary says so, and
+// that the sitemap has a fetch-error record saying how many entries were
+// read and why the rest were not.
 func TestACutSitemapIsReportedIncomplete(t *testing.T) {
 	srv := httptest.NewServer(urlset(3, 0, true))
 	defer srv.Close()
-	m := New(&Config{}, &fakeEngine{}, nil)
+	eng := &fakeEngine{}
+	m := New(&Config{}, eng, nil)
 	read(t, m, srv.URL+"/sitemap.xml", 300*time.Millisecond)
+	if len(eng.skips) != 1 {
+		t.Fatalf("%d skip-log records, want the cut sitemap's", len(eng.skips))
+	}
+	if rec := eng.skips[0]; rec.URL != srv.URL+"/sitemap.xml" || rec.Reason != skiplog.FetchError ||
+		!strings.Contains(rec.Detail, "3 entries read") || !strings.Contains(rec.Err, "timeout of 300ms") {
+		t.Errorf("record %+v; want fetch-error, 3 entries read, the timeout", rec)
+	}
 	st := m.Stats()
 	if st.Failed != 1 || st.Incomplete != 1 || st.PagesQueued != 3 || len(st.Sitemaps) != 1 {
 		t.Fatalf("stats %+v, want one incomplete sitemap and its 3 pages queued", st)
@@ -213,5 +223,32 @@ func TestNoSitemapIsReadAfterTheStop(t *testing.T) {
 	}
 	if st := m.Stats(); st.Interrupted != 1 || st.Listed != 0 || len(eng.batches) != 0 {
 		t.Errorf("stats %+v, %d batches queued; want the sitemap interrupted, nothing read", st, len(eng.batches))
+	}
+}
+
+// TestStopCutsASitemapWaitingForItsResponse checks that the crawl's stop
+// cuts a sitemap request still waiting below the Stage (for its pace, or
+// for response headers that never come): the Stage returns an
+// *Interrupted with no entries read, counted interrupted, not failed.
+func TestStopCutsASitemapWaitingForItsResponse(t *testing.T) {
+	m := New(&Config{}, &fakeEngine{}, nil)
+	waiting := make(chan struct{})
+	next := middleware.FetcherFunc(func(ctx context.Context, req *frontier.Request) (*middleware.Response, error) {
+		close(waiting)
+		<-ctx.Done() // a server that never answers
+		return nil, fmt.Errorf("download %s: %w", req.URL, context.Cause(ctx))
+	})
+	go func() {
+		<-waiting
+		m.Stop()
+	}()
+	req := &frontier.Request{URL: "http://a.test/sitemap.xml", Kind: frontier.KindSitemap}
+	_, err := m.Stage()(next).Fetch(context.Background(), req)
+	var cut *Interrupted
+	if !errors.As(err, &cut) || cut.Entries != 0 || cut.Request != req {
+		t.Fatalf("Fetch = %v; want the sitemap interrupted before its response", err)
+	}
+	if st := m.Stats(); st.Interrupted != 1 || st.Failed != 0 || st.Incomplete != 0 || len(st.Sitemaps) != 1 {
+		t.Errorf("stats %+v; want one sitemap interrupted", st)
 	}
 }

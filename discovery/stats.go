@@ -31,7 +31,10 @@ type Stats struct {
 	// deadline, malformed content) or not fetched at all (a status other
 	// than 404 or 410, a network error). The pages such a sitemap lists
 	// past the cut are neither fetched nor in the skip log: the crawl is
-	// complete for what it discovered, not for what the site lists.
+	// complete for what it discovered, not for what the site lists. The
+	// sitemap itself is in the skip log when it got no response, or when
+	// its body broke (fetch-error, with the entries read before the
+	// break); each is counted once, here and in Failed.
 	Incomplete int64 `json:"incomplete,omitempty"`
 	// Listed counts the page entries read; PagesQueued those admitted to
 	// the frontier, Duplicates those it already knew, Skipped those
@@ -91,7 +94,7 @@ func (s Stats) Format(w io.Writer) error {
 	if err != nil || s.Incomplete == 0 {
 		return err
 	}
-	if _, err := fmt.Fprintf(w, "  INCOMPLETE: %d sitemaps not read to their end; the pages they list past that point are neither fetched nor skip-logged\n", s.Incomplete); err != nil {
+	if _, err := fmt.Fprintf(w, "  INCOMPLETE: %d sitemaps not read to their end; the pages they list past that point are neither fetched nor skip-logged (a sitemap cut while read is, with the entries read)\n", s.Incomplete); err != nil {
 		return err
 	}
 	shown := 0

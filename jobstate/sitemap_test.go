@@ -150,3 +150,66 @@ func TestStateRereadsASitemapCutByThePause(t *testing.T) {
 	}
 	s.CheckAccounted(t, recs, s.Pages)
 }
+
+// TestStatePutsBackASitemapWaitingForItsHeaders pauses a job while its
+// sitemap's server has sent nothing yet: the pause cuts the request at
+// once (Run returns well before the 30 s request timeout), the sitemap
+// stays in the job's queue, and the resumed job reads it and fetches the
+// page it lists; nothing is skip-logged.
+func TestStatePutsBackASitemapWaitingForItsHeaders(t *testing.T) {
+	s := crawltest.StartHangingSitemap(t)
+	dir := t.TempDir()
+	run := func(pause bool) crawler.Summary {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		c, err := crawler.New("HeedBot",
+			crawler.WithBackend(jobstate.Dir(dir)),
+			crawler.WithSitemaps(s.Sitemap()),
+			crawler.WithDelay(0),
+			crawler.WithTimeout(30*time.Second),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pause {
+			go func() {
+				<-s.Asked
+				cancel()
+			}()
+		}
+		done := make(chan crawler.Summary, 1)
+		go func() {
+			sum, err := c.Run(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- sum
+		}()
+		select {
+		case sum := <-done:
+			return sum
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run still running 10 s after the pause, with the sitemap waiting for its headers")
+		}
+		return crawler.Summary{}
+	}
+	first := run(true)
+	if info := jobstate.InfoOf(first.Backend); !first.Interrupted || info == nil || info.Job.Complete {
+		t.Fatalf("first run: interrupted %v, state %+v", first.Interrupted, info)
+	}
+	if st := first.Sitemaps; st.Interrupted != 1 || st.Failed != 0 || st.Incomplete != 0 {
+		t.Errorf("the cut sitemap counted interrupted %d, failed %d, incomplete %d; want 1, 0, 0", st.Interrupted, st.Failed, st.Incomplete)
+	}
+	second := run(false)
+	if second.Interrupted || !jobstate.InfoOf(second.Backend).Job.Complete {
+		t.Fatalf("resumed run: interrupted %v, state %+v", second.Interrupted, jobstate.InfoOf(second.Backend))
+	}
+	if n, re := s.Reads(), second.Sitemaps; n != 2 || re.Read != 1 || re.PagesQueued != 1 || s.PagesFetched() != 1 {
+		t.Errorf("sitemap requested %d times, resumed run read %d listing %d pages queued, the page fetched %d times; want 2, 1, 1, 1",
+			n, re.Read, re.PagesQueued, s.PagesFetched())
+	}
+	for _, r := range readSkipLog(t, filepath.Join(dir, "skipped.jsonl")) {
+		t.Errorf("skip-logged %s: %s %s", r.URL, r.Reason, r.Detail)
+	}
+}

@@ -65,7 +65,11 @@ const (
 	// the last failure; Detail says how many failed since when.
 	HostUnreachable Reason = "host-unreachable"
 	// FetchError: every try of the request failed without a response
-	// (timeout, connection refused, body over the size limit, ...).
+	// (timeout, connection refused, body over the size limit, ...), or a
+	// sitemap's body could not be read to its end (a read error, the
+	// timeout, a broken gzip stream, malformed content): Detail then says
+	// how many of its entries were read, and accounted for, before the
+	// break; the ones past it are unknown to the crawl.
 	FetchError Reason = "fetch-error"
 	// SitemapFilter: a sitemap entry was refused by the user's sitemap
 	// filters (URL pattern, sitemap rules or lastmod); Detail says which.
@@ -77,10 +81,13 @@ const (
 	SitemapScope Reason = "sitemap-scope"
 	// SitemapLimit: a sitemap was not read because a sitemap limit was
 	// reached: indexes nested deeper than the limit, or the most sitemaps
-	// read from one authority. Detail says which.
+	// read from one authority; or it was read only up to a limit of one
+	// document (50,000 entries, 50 MiB), with the entries read in Detail.
+	// Detail says which.
 	SitemapLimit Reason = "sitemap-limit"
 	// Interrupted: the crawl stopped (signal or cancelled context) while
-	// the URL was still queued.
+	// the URL was still queued, or while the sitemap it names was fetched
+	// or read (Detail then counts the entries read).
 	Interrupted Reason = "interrupted"
 	// Nofollow: the URL was found only on pages that say nofollow (a meta
 	// robots element or an X-Robots-Tag header), so it was not followed.

@@ -29,6 +29,8 @@ type CutSitemap struct {
 	// Cut is closed once the first response has sent its part.
 	Cut chan struct{}
 
+	broken bool // every response breaks after Sent entries
+
 	mu      sync.Mutex
 	reads   int
 	fetched map[string]int // page URL to requests
@@ -37,7 +39,20 @@ type CutSitemap struct {
 // StartCutSitemap starts a CutSitemap, stopped when the test ends.
 func StartCutSitemap(t *testing.T, pages, sent int) *CutSitemap {
 	t.Helper()
-	s := &CutSitemap{Pages: pages, Sent: sent, Cut: make(chan struct{}), fetched: map[string]int{}}
+	return startCutSitemap(t, pages, sent, false)
+}
+
+// StartBrokenSitemap starts a CutSitemap whose server breaks the
+// connection of every response for /cut.xml once it has sent the first
+// Sent entries (Cut closed), the way a reset connection or a server that
+// dies mid-body does: the sitemap can never be read to its end.
+func StartBrokenSitemap(t *testing.T, pages, sent int) *CutSitemap {
+	t.Helper()
+	return startCutSitemap(t, pages, sent, true)
+}
+
+func startCutSitemap(t *testing.T, pages, sent int, broken bool) *CutSitemap {
+	s := &CutSitemap{Pages: pages, Sent: sent, Cut: make(chan struct{}), fetched: map[string]int{}, broken: broken}
 	done := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -67,6 +82,14 @@ func (s *CutSitemap) serveSitemap(w http.ResponseWriter, r *http.Request, done c
 	bw := bufio.NewWriter(w)
 	io.WriteString(bw, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+"\n")
 	for i := range s.Pages {
+		if s.broken && i == s.Sent {
+			bw.Flush()
+			w.(http.Flusher).Flush()
+			if first {
+				close(s.Cut)
+			}
+			panic(http.ErrAbortHandler) // the connection is closed mid-body
+		}
 		if first && i == s.Sent {
 			bw.Flush()
 			w.(http.Flusher).Flush()
@@ -148,4 +171,76 @@ func StopWhenQueued(ctx context.Context, c *crawler.Crawler, n int64, cut <-chan
 		time.Sleep(time.Millisecond)
 	}
 	stop()
+}
+
+// HangingSitemap is a site whose sitemap, /hang.xml, does not answer the
+// first time: its server reads the request and sends nothing, not even
+// the headers, until the request ends (Asked is closed when it arrives).
+// Every later request for it is answered with a sitemap listing one
+// page, Page(), which answers 200.
+type HangingSitemap struct {
+	URL   string
+	Asked chan struct{}
+
+	mu    sync.Mutex
+	reads int
+	pages int // requests for pages
+}
+
+// StartHangingSitemap starts a HangingSitemap, stopped when the test
+// ends.
+func StartHangingSitemap(t *testing.T) *HangingSitemap {
+	t.Helper()
+	s := &HangingSitemap{Asked: make(chan struct{})}
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			io.WriteString(w, "User-agent: *\nAllow: /\n")
+			return
+		}
+		if r.URL.Path != "/hang.xml" {
+			s.mu.Lock()
+			s.pages++
+			s.mu.Unlock()
+			io.WriteString(w, "<p>listed</p>")
+			return
+		}
+		s.mu.Lock()
+		s.reads++
+		first := s.reads == 1
+		s.mu.Unlock()
+		if !first {
+			io.WriteString(w, s.Page()+"\n") // a text sitemap
+			return
+		}
+		close(s.Asked)
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) })
+	s.URL = srv.URL
+	return s
+}
+
+// Sitemap is the sitemap's URL.
+func (s *HangingSitemap) Sitemap() string { return s.URL + "/hang.xml" }
+
+// Page is the URL of the page the sitemap lists once it answers.
+func (s *HangingSitemap) Page() string { return s.URL + "/p/0" }
+
+// Reads counts the requests for the sitemap.
+func (s *HangingSitemap) Reads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reads
+}
+
+// PagesFetched counts the requests for the page the sitemap lists.
+func (s *HangingSitemap) PagesFetched() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pages
 }
