@@ -279,7 +279,8 @@ func (m *Reader) startReading(cut func()) (end func()) {
 // reason has a skip-log record saying how many entries were read before
 // the cut and why the rest were not: fetch-error for a read error, the
 // request's timeout or malformed content, sitemap-limit for a limit of
-// the sitemap package. It is not read again: the retry stage retries a
+// the sitemap package (content in no sitemap format is failed, not
+// skip-logged: nothing was cut). It is not read again: the retry stage retries a
 // sitemap that gets no response, not one whose body broke.
 func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) error {
 	req := resp.Request
@@ -350,8 +351,10 @@ func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) error {
 	m.result(res, err == nil)
 	// A sitemap cut by anything but the stop is done: the pages it lists
 	// past the cut will not be known, so its record says where it was cut.
+	// Content that is no sitemap at all (an HTML page) lists nothing to
+	// cut: it is failed, with its error, as a status is.
 	switch {
-	case stopped != nil:
+	case stopped != nil, errors.Is(err, sitemap.ErrUnknownFormat):
 	case err != nil:
 		m.eng.Skip(cutRecord(req, skiplog.FetchError, entries, err.Error()))
 	case rep.Truncated:
