@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -116,4 +117,46 @@ func dirBytes(t *testing.T, root string) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestSummaryJSONCountsTheCache: --summary-json carries the HTTP cache's
+// counts of the run, as the printed summary's cache line does: a first
+// crawl fetches and stores every page, the second serves them all; a
+// crawl without --cache has no cache object.
+func TestSummaryJSONCountsTheCache(t *testing.T) {
+	site := startSite(t, testweb.Generated{Hosts: 1, PagesPerHost: 8, PageBytes: 1024, LinksPerPage: 3, Seed: 9})
+	dir := t.TempDir()
+	read := func(name string, extra ...string) map[string]any {
+		t.Helper()
+		path := filepath.Join(dir, name+".json")
+		args := append([]string{"crawl", "--agent", "HeedBot", "--delay", "0", "--progress", "never",
+			"--out", filepath.Join(dir, name+".jsonl"), "--summary-json", path}, extra...)
+		if code, _, errs := runApp(t, append(args, siteArgs(site)...)); code != 0 {
+			t.Fatalf("crawl %s: %d %s", name, code, errs)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return doc
+	}
+	cacheDir := filepath.Join(dir, "cache")
+	first := read("first", "--cache", cacheDir)
+	pages := first["stats"].(map[string]any)["pages"].(float64)
+	c1, _ := first["cache"].(map[string]any)
+	if c1 == nil || c1["hits"].(float64) != 0 || c1["misses"].(float64) < pages || c1["stored"].(float64) < pages {
+		t.Fatalf("first crawl (%v pages): cache %v; want every page fetched and stored", pages, first["cache"])
+	}
+	second := read("second", "--cache", cacheDir)
+	c2, _ := second["cache"].(map[string]any)
+	if c2 == nil || c2["hits"].(float64) < pages || c2["misses"].(float64) != 0 {
+		t.Fatalf("second crawl: cache %v; want every page served (%v) and none fetched", second["cache"], pages)
+	}
+	if none := read("none"); none["cache"] != nil {
+		t.Errorf("a crawl without --cache has a cache object: %v", none["cache"])
+	}
 }

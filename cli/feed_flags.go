@@ -10,6 +10,7 @@ import (
 	"github.com/heedcrawl/heed/crawler"
 	"github.com/heedcrawl/heed/discovery"
 	"github.com/heedcrawl/heed/fleet"
+	"github.com/heedcrawl/heed/httpcache"
 	"github.com/heedcrawl/heed/jobstate"
 	"github.com/heedcrawl/heed/skiplog"
 	"github.com/heedcrawl/heed/stats"
@@ -111,6 +112,10 @@ type summaryDoc struct {
 	Sitemaps discovery.Stats `json:"sitemaps"`
 	// Fleet is the whole shared crawl's account, for a --redis process.
 	Fleet *fleet.Summary `json:"fleet,omitempty"`
+	// Cache is what the HTTP cache (--cache) did in this run: served,
+	// revalidated, fetched, expired, stored, pruned, damaged. With
+	// --state it counts this run only, where Stats counts the whole job.
+	Cache *httpcache.Stats `json:"cache,omitempty"`
 	// SkipLog and Items are the files written.
 	SkipLog string `json:"skip_log,omitempty"`
 	Items   string `json:"items,omitempty"`
@@ -167,6 +172,10 @@ func (f *crawlFlags) writeSummaryJSON(sum crawler.Summary) error {
 	}
 	if sum.NothingFetched != nil {
 		doc.NothingFetched = sum.NothingFetched.Error()
+	}
+	if c := f.cacheFlags.cache; c != nil {
+		st := c.Stats()
+		doc.Cache = &st
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -23,8 +23,8 @@ import (
 // politeness stage excludes spends nothing, as without a cache.
 // Stats counts the responses served from it (CacheHits).
 //
-//	store, err := httpcache.OpenDir(".heed-cache")
-//	cache, err := httpcache.New(store) // Replay; httpcache.WithPolicy(httpcache.RFC9111{}) for HTTP's rules
+//	store, err := httpcache.OpenDir(".heed-cache") // httpcache.WithMaxBytes(n) bounds its size
+//	cache, err := httpcache.New(store) // Replay; WithPolicy(httpcache.RFC9111{}) for HTTP's rules, WithMaxAge to expire
 //	c, err := crawler.New("ExampleBot", crawler.WithHTTPCache(cache))
 func WithHTTPCache(cache *httpcache.Cache) Option { return func(c *config) { c.cache = cache } }
 

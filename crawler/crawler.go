@@ -86,6 +86,7 @@ import (
 	"github.com/heedcrawl/heed/robots"
 	"github.com/heedcrawl/heed/skiplog"
 	"github.com/heedcrawl/heed/stats"
+	"github.com/heedcrawl/heed/warnings"
 )
 
 // Crawler is a configured crawl. Register callbacks on it (it is the
@@ -252,7 +253,7 @@ type run struct {
 	// Run's (set when the run starts, cancelled when it is over).
 	work context.Context
 
-	said    once // warnings said once per crawl (logging.go)
+	said    warnings.Once // warnings said once per crawl (logging.go)
 	follows follows
 	fails   stats.Failures   // the first error of a URL that could not be fetched (nothing.go)
 	links   pagepolicy.Links // links not followed for nofollow (pagesignals.go)

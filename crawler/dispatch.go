@@ -12,6 +12,7 @@ import (
 	"github.com/antchfx/htmlquery"
 	"github.com/antchfx/xmlquery"
 	"github.com/gocolly/colly/v2"
+	"golang.org/x/net/html"
 
 	"github.com/heedcrawl/heed/htmlpage"
 	"github.com/heedcrawl/heed/middleware"
@@ -70,18 +71,8 @@ func (r *run) dispatch(ctx context.Context, mr *middleware.Response) {
 			})
 		}
 		if len(onXML) > 0 && len(doc.Nodes) > 0 {
-			for _, cb := range onXML {
-				nodes, err := htmlquery.QueryAll(doc.Nodes[0], cb.query)
-				if err != nil {
-					r.cfg.logger.Error("bad XPath", "query", cb.query, "error", err)
-					continue
-				}
-				for i, n := range nodes {
-					e := &XMLElement{XMLElement: colly.NewXMLElementFromHTMLNode(cr, n), Response: resp}
-					e.Index = i
-					r.safely(req.URL, "OnXML "+cb.query, func() { cb.fn(e) })
-				}
-			}
+			eachXML(r, resp, onXML, func(q string) ([]*html.Node, error) { return htmlquery.QueryAll(doc.Nodes[0], q) },
+				func(n *html.Node) *colly.XMLElement { return colly.NewXMLElementFromHTMLNode(cr, n) })
 		}
 	case "text/xml", "application/xml", "application/rss+xml", "application/atom+xml":
 		if len(onXML) == 0 {
@@ -92,17 +83,24 @@ func (r *run) dispatch(ctx context.Context, mr *middleware.Response) {
 			r.cfg.logger.Warn("unparseable XML", "url", req.URL, "error", err)
 			return
 		}
-		for _, cb := range onXML {
-			nodes, err := xmlquery.QueryAll(doc, cb.query)
-			if err != nil {
-				r.cfg.logger.Error("bad XPath", "query", cb.query, "error", err)
-				continue
-			}
-			for i, n := range nodes {
-				e := &XMLElement{XMLElement: colly.NewXMLElementFromXMLNode(cr, n), Response: resp}
-				e.Index = i
-				r.safely(req.URL, "OnXML "+cb.query, func() { cb.fn(e) })
-			}
+		eachXML(r, resp, onXML, func(q string) ([]*xmlquery.Node, error) { return xmlquery.QueryAll(doc, q) },
+			func(n *xmlquery.Node) *colly.XMLElement { return colly.NewXMLElementFromXMLNode(cr, n) })
+	}
+}
+
+// eachXML runs the XML callbacks on the nodes of a tree (HTML or XML) each
+// query finds, in document order.
+func eachXML[N any](r *run, resp *Response, onXML []xmlCallback, query func(string) ([]N, error), elem func(N) *colly.XMLElement) {
+	for _, cb := range onXML {
+		nodes, err := query(cb.query)
+		if err != nil {
+			r.cfg.logger.Error("bad XPath", "query", cb.query, "error", err)
+			continue
+		}
+		for i, n := range nodes {
+			e := &XMLElement{XMLElement: elem(n), Response: resp}
+			e.Index = i
+			r.safely(resp.Request.URL, "OnXML "+cb.query, func() { cb.fn(e) })
 		}
 	}
 }

@@ -1,20 +1,8 @@
 package crawler
 
-import (
-	"log/slog"
-
-	"github.com/heedcrawl/heed/skiplog"
-	"github.com/heedcrawl/heed/warnings"
-)
+import "github.com/heedcrawl/heed/skiplog"
 
 // What the crawl logs, and where, is the package doc's "Logging".
-
-// defaultLogger is the logger of a crawl without WithLogger: warnings
-// and errors to slog's default of the moment (package warnings).
-func defaultLogger() *slog.Logger { return warnings.Logger() }
-
-// once says each thing once per crawl (warnings.Once).
-type once = warnings.Once
 
 // gaveUp warns, once per authority and reason, that the crawl gave up an
 // authority's URLs: the first of its records says so, with the URLs of

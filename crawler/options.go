@@ -14,6 +14,7 @@ import (
 	"github.com/heedcrawl/heed/httpcache"
 	"github.com/heedcrawl/heed/pagepolicy"
 	"github.com/heedcrawl/heed/politeness"
+	"github.com/heedcrawl/heed/warnings"
 )
 
 // config is everything an Option can set. Zero values mean heed's polite
@@ -244,7 +245,7 @@ func (c *config) defaults() {
 		c.retries, c.retryBase = 2, 2*time.Second
 	}
 	if c.logger == nil {
-		c.logger = defaultLogger()
+		c.logger = warnings.Logger() // warnings and errors to slog's default of the moment
 	}
 	if c.now == nil {
 		c.now = time.Now
