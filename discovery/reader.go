@@ -238,8 +238,8 @@ func (e *Interrupted) Record() *skiplog.Record {
 // response (see Stage), and of those handed to Stage or Handle
 // afterwards: the crawl is stopping, and a sitemap is a request that may
 // wait and stream for as long as its timeout allows (no hostage workers).
-// The engine calls it when the crawl is interrupted; each cut sitemap's
-// Handle returns an *Interrupted.
+// The engine calls it when the crawl is interrupted; for each cut
+// sitemap, Stage or Handle returns an *Interrupted.
 func (m *Reader) Stop() {
 	m.mu.Lock()
 	m.stopped = true
@@ -280,8 +280,8 @@ func (m *Reader) startReading(cut func()) (end func()) {
 // the cut and why the rest were not: fetch-error for a read error, the
 // request's timeout or malformed content, sitemap-limit for a limit of
 // the sitemap package (content in no sitemap format is failed, not
-// skip-logged: nothing was cut). It is not read again: the retry stage retries a
-// sitemap that gets no response, not one whose body broke.
+// skip-logged: nothing was cut). It is not read again: the retry stage
+// retries a sitemap that gets no response, not one whose body broke.
 func (m *Reader) Handle(ctx context.Context, resp *middleware.Response) error {
 	req := resp.Request
 	body := resp.Stream

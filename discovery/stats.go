@@ -13,8 +13,9 @@ const maxResults = 1000
 type Stats struct {
 	// Queued counts sitemaps admitted to the frontier; Read those answered
 	// 2xx and parsed; Failed those answered another status (a missing
-	// /sitemap.xml included) or not readable to the end (malformed, an
-	// unknown format, a read error); Truncated those cut by a limit of
+	// /sitemap.xml included), not answered at all (the tries spent), or
+	// not readable to the end (malformed, an unknown format, a read
+	// error); Truncated those cut by a limit of
 	// the sitemap package (50,000 entries, 50 MiB).
 	Queued    int64 `json:"queued"`
 	Read      int64 `json:"read"`

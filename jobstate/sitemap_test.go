@@ -14,6 +14,7 @@ import (
 	"github.com/heedcrawl/heed/internal/crawltest"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/jobstate"
+	"github.com/heedcrawl/heed/skiplog"
 )
 
 // TestStateReadsALargeSitemapWithinTheTimeout reads the hostile site's
@@ -21,15 +22,16 @@ import (
 // the pushes to the durable frontier must not be what the body's
 // deadline cuts. The sitemap is read to its 50,000-entry limit, every
 // entry is queued, and the sitemap report says it was cut by that limit
-// and by nothing else. The crawl is paused (the job kept) once the
-// sitemap's body is closed.
+// and by nothing else, and the skip log says it was cut there. The crawl
+// is paused (the job kept) once the sitemap's body is closed.
 func TestStateReadsALargeSitemapWithinTheTimeout(t *testing.T) {
 	h := crawltest.StartHostile(t, testweb.HostileConfig{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	big := h.Sitemaps + "/big.xml"
+	dir := t.TempDir()
 	c, err := crawler.New("HeedBot",
-		crawler.WithBackend(jobstate.Dir(t.TempDir())),
+		crawler.WithBackend(jobstate.Dir(dir)),
 		crawler.WithSitemaps(big),
 		crawler.WithTimeout(5*time.Second),
 		crawler.WithDelay(0),
@@ -58,6 +60,15 @@ func TestStateReadsALargeSitemapWithinTheTimeout(t *testing.T) {
 	}
 	if st.Listed != 50_000 || st.PagesQueued != 50_000 || st.Duplicates != 0 || st.Skipped != 0 {
 		t.Errorf("listed %d: queued %d, known %d, skipped %d; want 50,000 queued", st.Listed, st.PagesQueued, st.Duplicates, st.Skipped)
+	}
+	var cut *skiplog.Record
+	for _, r := range readSkipLog(t, filepath.Join(dir, "skipped.jsonl")) {
+		if r.URL == big {
+			cut = r
+		}
+	}
+	if cut == nil || cut.Reason != skiplog.SitemapLimit || !strings.Contains(cut.Detail, "50000 entries read") || !strings.Contains(cut.Detail, "max-urls") {
+		t.Errorf("the sitemap's record: %+v; want sitemap-limit, 50000 entries read, max-urls", cut)
 	}
 }
 
