@@ -235,8 +235,12 @@ func TestStopCutsASitemapWaitingForItsResponse(t *testing.T) {
 	waiting := make(chan struct{})
 	next := middleware.FetcherFunc(func(ctx context.Context, req *frontier.Request) (*middleware.Response, error) {
 		close(waiting)
-		<-ctx.Done() // a server that never answers
-		return nil, fmt.Errorf("download %s: %w", req.URL, context.Cause(ctx))
+		select { // a server that never answers, within the request timeout
+		case <-ctx.Done():
+			return nil, fmt.Errorf("download %s: %w", req.URL, context.Cause(ctx))
+		case <-time.After(30 * time.Second):
+			return nil, fmt.Errorf("download %s: timeout of 30s: %w", req.URL, context.DeadlineExceeded)
+		}
 	})
 	go func() {
 		<-waiting
@@ -250,5 +254,36 @@ func TestStopCutsASitemapWaitingForItsResponse(t *testing.T) {
 	}
 	if st := m.Stats(); st.Interrupted != 1 || st.Failed != 0 || st.Incomplete != 0 || len(st.Sitemaps) != 1 {
 		t.Errorf("stats %+v; want one sitemap interrupted", st)
+	}
+}
+
+// TestASitemapWithoutAResponseIsFailedOnce checks that a sitemap that
+// gets no response is counted failed and incomplete once, whether the
+// retry stage below spent its tries (its fetch-error record) or the
+// error is not one it retries, and that a request deferred for a retry
+// or excluded below (the budget) is not counted failed.
+func TestASitemapWithoutAResponseIsFailedOnce(t *testing.T) {
+	req := func(path string) *frontier.Request {
+		return &frontier.Request{URL: "http://a.test" + path, Kind: frontier.KindSitemap}
+	}
+	for _, tc := range []struct {
+		name   string
+		err    error
+		failed int64
+	}{
+		{"tries spent", &skiplog.Record{URL: "http://a.test/s.xml", Reason: skiplog.FetchError, Err: "connection refused"}, 1},
+		{"not retried", errors.New("download: connection refused"), 1},
+		{"deferred", &middleware.DeferError{Reason: "retry"}, 0},
+		{"over the budget", &skiplog.Record{URL: "http://a.test/s.xml", Reason: skiplog.MaxPages}, 0},
+	} {
+		m := New(&Config{}, &fakeEngine{}, nil)
+		next := middleware.FetcherFunc(func(context.Context, *frontier.Request) (*middleware.Response, error) { return nil, tc.err })
+		if _, err := m.Stage()(next).Fetch(context.Background(), req("/s.xml")); err != tc.err {
+			t.Errorf("%s: Fetch = %v, want the error from below, %v", tc.name, err, tc.err)
+		}
+		if st := m.Stats(); st.Failed != tc.failed || st.Incomplete != tc.failed || st.Interrupted != 0 || int64(len(st.Sitemaps)) != tc.failed {
+			t.Errorf("%s: failed %d, incomplete %d, interrupted %d, described %d; want %d, %d, 0, %d",
+				tc.name, st.Failed, st.Incomplete, st.Interrupted, len(st.Sitemaps), tc.failed, tc.failed, tc.failed)
+		}
 	}
 }
