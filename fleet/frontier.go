@@ -174,13 +174,15 @@ type fleetPacer struct {
 }
 
 // TryAcquire books a start, waiting for Redis on ctx (the request's);
-// when Redis cannot be reached, it books nothing and asks for a retry in
-// a second, so that the request is deferred, not skip-logged as a fetch
-// error.
+// when Redis cannot be reached, it asks for a retry in a second, so that
+// the request is deferred, not skip-logged as a fetch error. A start Redis
+// booked all the same (a lost reply) is freed by the pacer, or frees
+// itself after the slot timeout if Redis stays out of reach (the pacer
+// logs that).
 func (p fleetPacer) TryAcquire(ctx context.Context, authority string) (bool, time.Time, error) {
 	ok, at, err := p.Pacer.TryAcquire(ctx, authority)
 	if errors.Is(err, redisstore.ErrUnavailable) {
-		p.fl.log.Warn("redis unavailable: request deferred, nothing booked", "authority", authority, "error", err.Error())
+		p.fl.log.Warn("redis unavailable: request deferred", "authority", authority, "error", err.Error())
 		return false, time.Now().Add(time.Second), nil
 	}
 	return ok, at, err

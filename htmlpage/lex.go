@@ -2,6 +2,8 @@ package htmlpage
 
 import (
 	"bytes"
+	"strings"
+	"unsafe"
 
 	"golang.org/x/net/html"
 )
@@ -25,9 +27,13 @@ import (
 // Its limits, where the caller uses the tokenizer instead (scanTokens):
 // a body with NUL bytes (the tokenizer replaces them inside names and
 // values) and a body of a MiB or more (where the tokenizer's buffer limit
-// may stop it). Attribute values with a character reference or a carriage
-// return are read by the tokenizer from the tag's own bytes, so that they
-// are unescaped exactly as it does.
+// may stop it). A wanted attribute value with a carriage return or a
+// character reference is rewritten as the tokenizer's TagAttr does
+// (attrValue): carriage returns become newlines, then references are
+// unescaped by html.UnescapeString. Only where a value holds a named
+// reference that the tokenizer reads otherwise in an attribute (one not
+// ended by ';', or one that UnescapeString would read by a prefix) does
+// the tokenizer read that tag's attributes from the tag's own bytes.
 
 // lexMaxBody is the body size from which Scan uses the tokenizer: its
 // buffer limit (1 MiB, as pagerobots.ScanHTML sets it) can only be reached
@@ -35,9 +41,20 @@ import (
 const lexMaxBody = 1 << 20
 
 // tagAttr is one attribute of a start tag: its key as written (compare
-// with keyIs) and its value, unescaped as the tokenizer's TagAttr gives it.
+// with keyIs) and its value as the tokenizer's TagAttr gives it: val, or
+// str when the value had to be rewritten (esc).
 type tagAttr struct {
 	key, val []byte
+	str      string
+	esc      bool
+}
+
+// value returns the attribute's value as a string.
+func (a *tagAttr) value() string {
+	if a.esc {
+		return a.str
+	}
+	return string(a.val)
 }
 
 // startTag is a start tag (or self-closing tag) met by a lexer.
@@ -51,6 +68,9 @@ type startTag struct {
 	// the order written, for a, base and meta tags only.
 	attrs [4]tagAttr
 	n     int
+	// tokenize says a wanted value holds a reference that only the
+	// tokenizer reads right (see attrValue).
+	tokenize bool
 }
 
 // add appends a wanted attribute.
@@ -172,12 +192,12 @@ func (l *lexer) next() bool {
 // startTag reads the start tag whose '<' is at lt (l.i is on the first
 // letter of its name).
 func (l *lexer) startTag(lt int) bool {
-	l.tag.start, l.tag.name, l.tag.n = lt, nil, 0
+	l.tag.start, l.tag.name, l.tag.n, l.tag.tokenize = lt, nil, 0, false
 	if !l.readTag(true) {
 		return false
 	}
 	l.raw = rawElement(l.tag.name)
-	if l.tag.n > 0 && needsTokenizer(l.b[lt:l.i]) {
+	if l.tag.tokenize {
 		l.tokenizeAttrs(l.b[lt:l.i])
 	}
 	return true
@@ -194,10 +214,82 @@ func rawElement(name []byte) string {
 	return ""
 }
 
-// needsTokenizer reports whether a tag's values may hold a character
-// reference or a carriage return, which the tokenizer rewrites.
-func needsTokenizer(raw []byte) bool {
-	return bytes.IndexByte(raw, '&') >= 0 || bytes.IndexByte(raw, '\r') >= 0
+// attrValue returns an attribute value holding a character reference or
+// a carriage return as the tokenizer's TagAttr gives it: "\r\n" and "\r"
+// become "\n", then references are unescaped with html.UnescapeString.
+// That is the tokenizer's reading wherever every named reference ends in
+// ';' and is read whole (sameInAttribute); otherwise ok is false and the
+// tokenizer is to read the value.
+func attrValue(v []byte) (s string, ok bool) {
+	if bytes.IndexByte(v, '\r') >= 0 {
+		out := make([]byte, 0, len(v))
+		for i := 0; i < len(v); i++ {
+			c := v[i]
+			if c == '\r' {
+				c = '\n'
+				if i+1 < len(v) && v[i+1] == '\n' {
+					i++
+				}
+			}
+			out = append(out, c)
+		}
+		v = out
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(v[i:], '&')
+		if j < 0 {
+			break
+		}
+		i += j
+		if !sameInAttribute(v[i:]) {
+			return "", false
+		}
+		i++
+	}
+	if len(v) == 0 {
+		return "", true
+	}
+	// UnescapeString copies a string holding '&' before it unescapes it
+	// (one without is v, the copy made above), and keeps no reference to
+	// it: it may read v in place.
+	return html.UnescapeString(unsafe.String(&v[0], len(v))), true
+}
+
+// sameInAttribute reports whether the character reference at the start
+// of s (its '&') reads the same in an attribute value, as the tokenizer
+// reads it, as in text, as html.UnescapeString reads it. They differ only
+// for a named reference: one not ended by ';' (in an attribute it stays
+// as written before '='), and one ended by ';' that is no reference while
+// a prefix of it is ("&ampx;": text reads "&x;", an attribute "&ampx;").
+// Numeric references and a '&' with no name after it read the same.
+func sameInAttribute(s []byte) bool {
+	if len(s) < 2 || s[1] == '#' {
+		return true
+	}
+	k := 1
+	for k < len(s) && isAlnum(s[k]) {
+		k++
+	}
+	if k == 1 {
+		return true
+	}
+	if k == len(s) || s[k] != ';' {
+		return false
+	}
+	ref := s[:k+1]
+	switch string(ref) {
+	case "&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&nbsp;":
+		return true
+	}
+	// A whole reference reads as its one or two characters; one read by a
+	// prefix keeps the rest of its name and its ';' ("&ampx;" reads
+	// "&x;"); one not read stays as written.
+	u := html.UnescapeString(string(ref))
+	return u == string(ref) || u == ";" || !strings.HasSuffix(u, ";")
+}
+
+func isAlnum(c byte) bool {
+	return isLetter(c) || '0' <= c && c <= '9'
 }
 
 // tokenizeAttrs reads the wanted attributes of one whole start tag with
@@ -327,7 +419,8 @@ func (l *lexer) readTag(start bool) bool {
 
 // keep records an attribute of the current tag if Scan reads its key
 // and the tag has none by that key yet (the tokenizer drops repeated
-// keys).
+// keys). A value with a character reference or a carriage return is
+// rewritten as the tokenizer does (attrValue).
 func (l *lexer) keep(k, v []byte) {
 	if !keyWanted(k) {
 		return
@@ -337,7 +430,15 @@ func (l *lexer) keep(k, v []byte) {
 			return
 		}
 	}
-	l.tag.add(tagAttr{key: k, val: v})
+	if bytes.IndexByte(v, '&') < 0 && bytes.IndexByte(v, '\r') < 0 {
+		l.tag.add(tagAttr{key: k, val: v})
+		return
+	}
+	s, ok := attrValue(v)
+	if !ok {
+		l.tag.tokenize = true
+	}
+	l.tag.add(tagAttr{key: k, str: s, esc: true})
 }
 
 func skipSpace(b []byte, i int) int {

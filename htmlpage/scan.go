@@ -102,9 +102,9 @@ func (s *pageScan) tag(t *startTag) {
 		for _, a := range t.attrs[:t.n] {
 			switch {
 			case !hasHref && keyIs(a.key, "href"):
-				l.Href, hasHref = string(a.val), true
+				l.Href, hasHref = a.value(), true
 			case !hasSrc && keyIs(a.key, "src"):
-				l.Src, hasSrc = string(a.val), true
+				l.Src, hasSrc = a.value(), true
 			}
 		}
 		if !hasHref {
@@ -127,7 +127,7 @@ func (s *pageScan) tag(t *startTag) {
 				if ps.HasBase {
 					ps.LinksOK = false
 				}
-				ps.Base, ps.HasBase = string(a.val), true
+				ps.Base, ps.HasBase = a.value(), true
 				return
 			}
 		}
@@ -140,9 +140,9 @@ func (s *pageScan) tag(t *startTag) {
 		for _, a := range t.attrs[:t.n] {
 			switch {
 			case keyIs(a.key, "name"):
-				metaName = string(a.val)
+				metaName = a.value()
 			case keyIs(a.key, "content"):
-				content, hasContent = string(a.val), true
+				content, hasContent = a.value(), true
 			}
 		}
 		if !hasContent {

@@ -148,8 +148,14 @@ func (p *Pacer) ReadyAt(authority string) time.Time {
 //
 // TryAcquire waits for Redis on ctx: if Redis cannot be reached within
 // the store's retry budget, err wraps [redisstore.ErrUnavailable]; if ctx
-// ends first, err wraps ctx's error. Either way nothing is booked and the
-// caller should put the request back rather than fetch it.
+// ends first, err wraps ctx's error. Either way the caller should put the
+// request back rather than fetch it. Redis may have booked the start all
+// the same (the script ran and its reply was lost, or ctx ended after it
+// was sent), so TryAcquire then frees it before returning, waiting for
+// Redis at most a second more whatever ctx says; if that fails too it
+// logs, and the start frees itself after the slot timeout
+// ([WithSlotTimeout]), holding the authority for the whole crawl until
+// then.
 func (p *Pacer) TryAcquire(ctx context.Context, authority string) (ok bool, retryAt time.Time, err error) {
 	if gone := p.goneErr(authority); gone != nil {
 		return false, time.Time{}, gone
@@ -157,6 +163,7 @@ func (p *Pacer) TryAcquire(ctx context.Context, authority string) (ok bool, retr
 	token := p.id + "." + strconv.FormatUint(p.tokens.Add(1), 10)
 	r, err := p.run(ctx, "acquire", tryScript, authority, p.cfg.Concurrency, token, redisstore.Micros(p.cfg.slotTimeout))
 	if err != nil {
+		p.unbook(ctx, authority, token, err)
 		return false, time.Time{}, err
 	}
 	switch r[0] {
@@ -171,6 +178,29 @@ func (p *Pacer) TryAcquire(ctx context.Context, authority string) (ok bool, retr
 		return false, time.Time{}, p.givenUp(ctx, authority, r)
 	}
 	return false, redisstore.LocalTime(r[1], r[2]), nil
+}
+
+// unbookTimeout bounds how long TryAcquire waits for Redis to free a
+// start it may have booked and could not hand to its caller.
+const unbookTimeout = time.Second
+
+// unbook frees the start token may have booked for authority, after the
+// acquire that booked it failed with cause: TryAcquire could not tell its
+// caller, so no Release would ever come. It keeps ctx's values but not its
+// cancellation, since a stopping crawl is the common cause.
+func (p *Pacer) unbook(ctx context.Context, authority, token string, cause error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unbookTimeout)
+	defer cancel()
+	r, err := p.run(ctx, "unbook", unbookScript, authority, token)
+	if err != nil {
+		p.cfg.Log().Warn("redispacer: a start the failed acquire may have booked could not be freed; it frees itself after the slot timeout",
+			"authority", authority, "slot_timeout", p.cfg.slotTimeout, "acquire_error", cause.Error(), "error", err.Error())
+		return
+	}
+	if r[0] == 1 {
+		p.cfg.Log().Debug("redispacer: freed a start booked by an acquire whose answer was lost",
+			"authority", authority, "acquire_error", cause.Error())
+	}
 }
 
 // Wait blocks until it can book a request start to authority, exactly as
@@ -230,7 +260,11 @@ func outcome(fb politeness.Feedback, now time.Time) (string, time.Duration) {
 // fb (Retry-After pauses, capped by [WithMaxPause] and logged when cut;
 // backoff on failures; a success resets the backoff). A pause already set
 // is never shortened. A Release without a booked start anchors all the
-// same.
+// same. The outcome of a booked start is applied once, even when a lost
+// reply makes the store send the release again: a network blip does not
+// count one failure twice, nor give an authority up early. The outcome
+// of a start whose slot had expired and was cleared before the release
+// (Renew logs the expiry) is not applied; its release only anchors.
 //
 // Release keeps ctx's values but not its cancellation: a request ended by
 // a cancelled crawl still frees its slot for the other processes. It

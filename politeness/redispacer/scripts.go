@@ -84,8 +84,15 @@ end
 // after the next release), {-1, Crawl-delay, now} when excluded, {-2,
 // requests without an answer, first ended, last ended, now} once given up
 // (the last error is the hash's le).
+//
+// It is safe to repeat for one token, as the store's retries do when a
+// reply is lost: a token already booked and not expired answers booked
+// again and changes nothing (its start was counted when it was booked),
+// instead of being refused for its own start in flight.
 var tryScript = redis.NewScript(luaPrelude + `
 local now = clock()
+local held = redis.call('ZSCORE', S, ARGV[5])
+if held and tonumber(held) > now then return {1, 0, now} end
 local st = load()
 if st.gone then
   local v = redis.call('HMGET', H, 'sil', 'ss', 'sl')
@@ -126,11 +133,28 @@ return {1, 0, now}
 // count (0: never), 11 the error of a request without an answer.
 // Returns {now, paused until, backoff, 1 if this release gave the
 // authority up else 0, 1 if it paused the authority later than any pause
-// in force else 0}.
+// in force else 0, 1 if it applied the outcome else 0}.
+//
+// It is safe to repeat for one token, as the store's retries do when a
+// reply is lost: the outcome, the backoff and the count of requests
+// without an answer are applied only by the run whose ZREM removes the
+// token, so a repeat (the token gone) only moves the release anchor to
+// now, which never starts anything sooner. A release with no token ("")
+// cannot tell a repeat and applies its outcome each time; so does nothing
+// tell a slot that expired and was cleared by a start of another process
+// (its process out of reach of Redis for longer than the slot timeout,
+// which Renew logs): that release anchors but its outcome is not counted.
 var releaseScript = redis.NewScript(luaPrelude + `
 local now = clock()
 local st = load()
-if ARGV[4] ~= '' then redis.call('ZREM', S, ARGV[4]) end
+local booked = ARGV[4] == ''
+if not booked then booked = redis.call('ZREM', S, ARGV[4]) == 1 end
+if not booked then
+  -- A repeat of a release already made: anchor only.
+  if now > st.lr then st.lr = now end
+  redis.call('HSET', H, 'lr', int(st.lr), 'ready', int(readyAt(st)))
+  return {now, st.pu, st.bo, 0, 0, 0}
+end
 st.lr = now
 local was = st.pu
 local o = ARGV[5]
@@ -169,7 +193,19 @@ end
 redis.call('HSET', H, 'lr', int(now), 'fail', int(st.fail), 'bo', int(st.bo), 'pu', int(st.pu), 'ready', int(readyAt(st)))
 local paused = 0
 if st.pu > was then paused = 1 end
-return {now, st.pu, st.bo, gaveUp, paused}
+return {now, st.pu, st.bo, gaveUp, paused, 1}
+`)
+
+// unbookScript frees a start TryAcquire may have booked and could not
+// hand to its caller (the reply lost past the retries, or the caller's
+// context ended once the script was sent). A token Redis never booked,
+// or already freed, changes nothing, so a repeat is harmless. The start
+// anchor the booking set stays: it only makes the next start later, never
+// sooner. ARGV: 4 token. Returns {1} if it freed a start, else {0}.
+var unbookScript = redis.NewScript(luaPrelude + `
+if redis.call('ZREM', S, ARGV[4]) == 0 then return {0} end
+redis.call('HSET', H, 'ready', int(readyAt(load())))
+return {1}
 `)
 
 // delayScript records a Crawl-delay. ARGV: 4 Crawl-delay.
