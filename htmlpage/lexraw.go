@@ -73,225 +73,122 @@ func rawEndTag(b []byte, i int, name string) (next int, ok, eof bool) {
 // skipScript moves past a script's text to the '<' of the "</script"
 // that ends it, following the escape states of the tokenizer's readScript
 // ("<!--" hides a "</script>" that follows a "<script", up to "-->").
+// Plain script text is searched for '<' with bytes.IndexByte. The
+// tokenizer's six escaped and double-escaped states read alike but for
+// two things, kept here as a count of the dashes just read (its dash
+// states) and double (its double-escaped states): "-->" ends either and
+// goes back to plain script text; "</script" ends the script only when
+// escaped, and a double escape goes back to escaped; "<script" makes an
+// escape double.
 func (l *lexer) skipScript() bool {
 	const name = "script"
 	b, n, i := l.b, len(l.b), l.i
-	var (
-		c        byte
-		next     int
-		ok, eof  bool
-		matchEnd = func() bool { // "</script": where it starts, past "</"
-			next, ok, eof = rawEndTag(b, i, name)
-			return ok
-		}
-	)
-
-scriptData:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	if c == '<' {
-		goto scriptDataLessThanSign
-	}
-	goto scriptData
-
-scriptDataLessThanSign:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	switch c {
-	case '/':
-		goto scriptDataEndTagOpen
-	case '!':
-		goto scriptDataEscapeStart
-	}
-	i--
-	goto scriptData
-
-scriptDataEndTagOpen:
-	if matchEnd() {
-		l.i = i - 2
-		return true
-	}
-	if eof {
-		return false
-	}
-	i = next
-	goto scriptData
-
-scriptDataEscapeStart:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	if c == '-' {
-		goto scriptDataEscapeStartDash
-	}
-	i--
-	goto scriptData
-
-scriptDataEscapeStartDash:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	if c == '-' {
-		goto scriptDataEscapedDashDash
-	}
-	i--
-	goto scriptData
-
-scriptDataEscaped:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	switch c {
-	case '-':
-		goto scriptDataEscapedDash
-	case '<':
-		goto scriptDataEscapedLessThanSign
-	}
-	goto scriptDataEscaped
-
-scriptDataEscapedDash:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	switch c {
-	case '-':
-		goto scriptDataEscapedDashDash
-	case '<':
-		goto scriptDataEscapedLessThanSign
-	}
-	goto scriptDataEscaped
-
-scriptDataEscapedDashDash:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	switch c {
-	case '-':
-		goto scriptDataEscapedDashDash
-	case '<':
-		goto scriptDataEscapedLessThanSign
-	case '>':
-		goto scriptData
-	}
-	goto scriptDataEscaped
-
-scriptDataEscapedLessThanSign:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	if c == '/' {
-		goto scriptDataEscapedEndTagOpen
-	}
-	if isLetter(c) {
-		goto scriptDataDoubleEscapeStart
-	}
-	i--
-	goto scriptData
-
-scriptDataEscapedEndTagOpen:
-	if matchEnd() {
-		l.i = i - 2
-		return true
-	}
-	if eof {
-		return false
-	}
-	i = next
-	goto scriptDataEscaped
-
-scriptDataDoubleEscapeStart:
-	i--
-	for k := 0; k < len(name); k++ {
-		if i >= n {
+data:
+	for {
+		j := bytes.IndexByte(b[i:], '<')
+		if j < 0 || i+j+1 >= n {
 			return false
 		}
-		c, i = b[i], i+1
-		if c != name[k] && c != name[k]-('a'-'A') {
-			i--
-			goto scriptDataEscaped
+		i += j + 1
+		switch b[i] {
+		case '/':
+			next, ok, eof := rawEndTag(b, i+1, name)
+			if ok {
+				l.i = i - 1
+				return true
+			}
+			if eof {
+				return false
+			}
+			i = next
+			continue
+		case '!':
+			i++
+			if i >= n {
+				return false
+			}
+			if b[i] != '-' {
+				continue
+			}
+			i++
+			if i >= n {
+				return false
+			}
+			if b[i] != '-' {
+				continue
+			}
+			i++
+		default:
+			continue
+		}
+		// Escaped (double: double-escaped), entered after "<!--" with its
+		// two dashes counted.
+		dashes, double := 2, false
+		for {
+			if i >= n {
+				return false
+			}
+			c := b[i]
+			i++
+			switch c {
+			case '-':
+				dashes++
+				continue
+			case '>':
+				if dashes >= 2 {
+					continue data
+				}
+			case '<':
+				if i >= n {
+					return false
+				}
+				c = b[i]
+				i++
+				switch {
+				case c == '/':
+					next, ok, eof := rawEndTag(b, i, name)
+					if ok && !double {
+						l.i = i - 2
+						return true
+					}
+					if eof {
+						return false
+					}
+					if ok {
+						i, double = next+1, false
+					} else {
+						i = next
+					}
+				case !double && isLetter(c):
+					i--
+					k := 0
+					for ; k < len(name); k++ {
+						if i >= n {
+							return false
+						}
+						if c := b[i]; c != name[k] && c != name[k]-('a'-'A') {
+							break
+						}
+						i++
+					}
+					if k == len(name) {
+						if i >= n {
+							return false
+						}
+						switch b[i] {
+						case ' ', '\n', '\r', '\t', '\f', '/', '>':
+							double = true
+							i++
+						}
+					}
+				case !double:
+					i--
+					continue data
+				default:
+					i--
+				}
+			}
+			dashes = 0
 		}
 	}
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	switch c {
-	case ' ', '\n', '\r', '\t', '\f', '/', '>':
-		goto scriptDataDoubleEscaped
-	}
-	i--
-	goto scriptDataEscaped
-
-scriptDataDoubleEscaped:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	switch c {
-	case '-':
-		goto scriptDataDoubleEscapedDash
-	case '<':
-		goto scriptDataDoubleEscapedLessThanSign
-	}
-	goto scriptDataDoubleEscaped
-
-scriptDataDoubleEscapedDash:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	switch c {
-	case '-':
-		goto scriptDataDoubleEscapedDashDash
-	case '<':
-		goto scriptDataDoubleEscapedLessThanSign
-	}
-	goto scriptDataDoubleEscaped
-
-scriptDataDoubleEscapedDashDash:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	switch c {
-	case '-':
-		goto scriptDataDoubleEscapedDashDash
-	case '<':
-		goto scriptDataDoubleEscapedLessThanSign
-	case '>':
-		goto scriptData
-	}
-	goto scriptDataDoubleEscaped
-
-scriptDataDoubleEscapedLessThanSign:
-	if i >= n {
-		return false
-	}
-	c, i = b[i], i+1
-	if c == '/' {
-		goto scriptDataDoubleEscapeEnd
-	}
-	i--
-	goto scriptDataDoubleEscaped
-
-scriptDataDoubleEscapeEnd:
-	if matchEnd() {
-		i = next + 1 // past "</script" and the character after it
-		goto scriptDataEscaped
-	}
-	if eof {
-		return false
-	}
-	i = next
-	goto scriptDataDoubleEscaped
 }
