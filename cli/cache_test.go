@@ -160,3 +160,34 @@ func TestSummaryJSONCountsTheCache(t *testing.T) {
 		t.Errorf("a crawl without --cache has a cache object: %v", none["cache"])
 	}
 }
+
+// TestRefusedCrawlPrunesNothing: the cache is bounded only once the
+// crawl is sure to run; a crawl refused after its options are read (here
+// a --state job of another agent) removes no entry, and the size and age
+// bounds without a --cache directory are refused.
+func TestRefusedCrawlPrunesNothing(t *testing.T) {
+	site := startSite(t, testweb.Generated{Hosts: 1, PagesPerHost: 8, PageBytes: 2048, LinksPerPage: 3, Seed: 5})
+	dir := t.TempDir()
+	cacheDir, state := filepath.Join(dir, "cache"), filepath.Join(dir, "state")
+	args := func(agent string, extra ...string) []string {
+		return append(append([]string{"crawl", "--agent", agent, "--delay", "0", "--progress", "never", "--cache", cacheDir,
+			"--state", state, "--out", filepath.Join(dir, agent+".jsonl")}, extra...), siteArgs(site)...)
+	}
+	if code, _, errs := runApp(t, args("HeedBot")); code != 0 {
+		t.Fatalf("first crawl: %d %s", code, errs)
+	}
+	before := dirBytes(t, cacheDir)
+	code, _, errs := runApp(t, args("OtherBot", "--cache-max-size", "1"))
+	if code == 0 {
+		t.Fatalf("a crawl of another agent on the job's state ran: %s", errs)
+	}
+	if after := dirBytes(t, cacheDir); after != before {
+		t.Errorf("the refused crawl (%s) changed the cache: %d bytes, then %d", strings.TrimSpace(errs), before, after)
+	}
+	for _, flag := range [][]string{{"--cache-max-size", "1MiB"}, {"--cache-max-age", "1h"}} {
+		code, _, errs := runApp(t, append(append([]string{"crawl", "--agent", "HeedBot", "--progress", "never"}, flag...), siteArgs(site)...))
+		if code != 2 || !strings.Contains(errs, "--cache DIR") {
+			t.Errorf("%v without --cache: exit %d %q; want 2", flag, code, errs)
+		}
+	}
+}

@@ -222,6 +222,14 @@ func (a *App) runCrawl(cmd *cobra.Command, f *crawlFlags, args []string, extra [
 	if err := spider.Setup(c); err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("spider %s: %w", spiderName(spider), err)}
 	}
+	// The cache is pruned to its bound when the crawl starts, past the
+	// last refusal (a --state job's resume included), before any page is
+	// stored.
+	c.OnStart(func(*crawler.Crawler) {
+		if err := f.cacheFlags.bound(); err != nil {
+			fmt.Fprintf(stderr, "%s: --cache-max-size: the cache was not pruned: %v\n", a.name, err)
+		}
+	})
 	report := f.reportLogger(stderr)
 	statsLogged := false
 	for _, g := range f.groups {

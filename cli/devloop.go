@@ -90,6 +90,9 @@ func (f *oneFlags) fetchOne(ctx context.Context, rawURL string, extra ...crawler
 	if err != nil {
 		return nil, usageError("%v", err)
 	}
+	if err := f.cacheFlags.bound(); err != nil {
+		return nil, err
+	}
 	out := &fetched{}
 	keep := func(r *crawler.Response) { out.resp = r }
 	c.OnResponse(keep)

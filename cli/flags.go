@@ -270,8 +270,10 @@ type cacheFlags struct {
 	policy  string
 	maxAge  time.Duration
 	maxSize sizeValue
-	// cache is the one open returned, for the summary.
+	// cache is the one open returned, for the summary; store its
+	// directory, bounded by bound.
 	cache *httpcache.Cache
+	store *httpcache.Dir
 }
 
 func (f *cacheFlags) register(fs *pflag.FlagSet) {
@@ -285,6 +287,9 @@ func (f *cacheFlags) check() error {
 	if err := atLeast("cache-max-age", f.maxAge, 0); err != nil {
 		return err
 	}
+	if f.dir == "" && (f.maxAge > 0 || f.maxSize.n > 0) {
+		return usageError("--cache-max-age and --cache-max-size apply to a --cache directory: give --cache DIR")
+	}
 	switch f.policy {
 	case "replay", "rfc9111":
 		return nil
@@ -292,21 +297,36 @@ func (f *cacheFlags) check() error {
 	return usageError("--cache-policy %q: want replay or rfc9111", f.policy)
 }
 
-// open returns the cache, or nil without --cache.
+// open returns the cache, or nil without --cache. Its directory is not
+// bounded yet: bound prunes it, once the command is sure to run, so that
+// a refused command removes no entry.
 func (f *cacheFlags) open() (*httpcache.Cache, error) {
 	if f.dir == "" {
 		return nil, nil
 	}
-	store, err := httpcache.OpenDir(f.dir, httpcache.WithMaxBytes(f.maxSize.n))
+	store, err := httpcache.OpenDir(f.dir)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
+	f.store = store
 	var p httpcache.Policy = httpcache.Replay{}
 	if f.policy == "rfc9111" {
 		p = httpcache.RFC9111{}
 	}
 	f.cache, err = httpcache.New(store, httpcache.WithPolicy(p), httpcache.WithMaxAge(f.maxAge))
 	return f.cache, err
+}
+
+// bound applies --cache-max-size to the open cache (pruning it to the
+// bound); nothing without --cache.
+func (f *cacheFlags) bound() error {
+	if f.store == nil {
+		return nil
+	}
+	if err := f.store.Bound(f.maxSize.n); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	return nil
 }
 
 // summary writes the cache's line of a summary: what this process served,

@@ -88,13 +88,27 @@ func OpenDir(root string, opts ...DirOption) (*Dir, error) {
 	for _, o := range opts {
 		o(d)
 	}
-	if d.maxBytes > 0 {
-		d.writing = map[string]int{}
-		if _, err := d.prune(); err != nil {
-			return nil, err
-		}
+	if err := d.Bound(d.maxBytes); err != nil {
+		return nil, err
 	}
 	return d, nil
+}
+
+// Bound sets the store's size bound and prunes the directory to it, as
+// WithMaxBytes does in OpenDir: for a program that opens the store before
+// it knows it will use it (heed's command line, which may still refuse the
+// crawl and must then remove nothing) and bounds it only then. Call it
+// before the store is used; 0 or less means no bound.
+func (d *Dir) Bound(maxBytes int64) error {
+	d.maxBytes = maxBytes
+	if maxBytes <= 0 {
+		return nil
+	}
+	if d.writing == nil {
+		d.writing = map[string]int{}
+	}
+	_, err := d.prune()
+	return err
 }
 
 // Root returns the directory.
