@@ -69,38 +69,70 @@ func (d *Downloader) applyCookies(cfg Config) {
 // An authority gets a jar when it first sets a cookie; asking for the
 // cookies of one that never did creates nothing, and while no authority
 // has set any (most crawls) it costs no more than an atomic load.
+//
+// An authority keeps at most MaxCookiesPerAuthority cookie names (RFC
+// 6265 §6.1 asks a jar for at least 50 per domain): a site that sets new
+// cookies on every page would otherwise grow the jar, and every request's
+// Cookie header, without bound, until the site refuses the headers.
+// Cookies of names it already has are still updated.
 type authorityJar struct {
 	mu   sync.Mutex
-	jars map[string]*cookiejar.Jar
+	jars map[string]*siteJar
 	// held is how many authorities have a jar.
 	held atomic.Int32
 }
 
-func newAuthorityJar() *authorityJar { return &authorityJar{jars: make(map[string]*cookiejar.Jar)} }
+// MaxCookiesPerAuthority is how many cookie names one authority may keep
+// in heed's jar; the cookies of further names it sets are dropped.
+const MaxCookiesPerAuthority = 50
+
+// siteJar is one authority's jar and the cookie names it holds.
+type siteJar struct {
+	jar   *cookiejar.Jar
+	names map[string]struct{}
+}
+
+func newAuthorityJar() *authorityJar { return &authorityJar{jars: make(map[string]*siteJar)} }
 
 // jar returns u's authority's jar, creating it if create is set; nil if
 // it has none.
-func (j *authorityJar) jar(u *url.URL, create bool) *cookiejar.Jar {
+func (j *authorityJar) jar(u *url.URL, create bool) *siteJar {
 	auth, err := frontier.Authority(u.String())
 	if err != nil {
 		return nil
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	jar := j.jars[auth]
-	if jar == nil && create {
-		jar, _ = cookiejar.New(nil)
-		j.jars[auth] = jar
+	sj := j.jars[auth]
+	if sj == nil && create {
+		jar, _ := cookiejar.New(nil)
+		sj = &siteJar{jar: jar, names: map[string]struct{}{}}
+		j.jars[auth] = sj
 		j.held.Add(1)
 	}
-	return jar
+	return sj
 }
 
-// SetCookies stores the cookies a response of u set, for u's authority only.
+// SetCookies stores the cookies a response of u set, for u's authority
+// only, within the authority's cap of cookie names.
 func (j *authorityJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
-	if jar := j.jar(u, true); jar != nil {
-		jar.SetCookies(u, cookies)
+	sj := j.jar(u, true)
+	if sj == nil {
+		return
 	}
+	j.mu.Lock()
+	kept := cookies[:0:0]
+	for _, c := range cookies {
+		if _, ok := sj.names[c.Name]; !ok {
+			if len(sj.names) >= MaxCookiesPerAuthority {
+				continue
+			}
+			sj.names[c.Name] = struct{}{}
+		}
+		kept = append(kept, c)
+	}
+	j.mu.Unlock()
+	sj.jar.SetCookies(u, kept)
 }
 
 // Cookies returns the cookies to send to u: only those its own authority set.
@@ -108,8 +140,8 @@ func (j *authorityJar) Cookies(u *url.URL) []*http.Cookie {
 	if j.held.Load() == 0 {
 		return nil
 	}
-	if jar := j.jar(u, false); jar != nil {
-		return jar.Cookies(u)
+	if sj := j.jar(u, false); sj != nil {
+		return sj.jar.Cookies(u)
 	}
 	return nil
 }

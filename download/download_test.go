@@ -2,6 +2,7 @@ package download_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -158,6 +159,34 @@ func TestCookiesStayWithTheirAuthority(t *testing.T) {
 	fetch(t, d, &frontier.Request{URL: srvA.URL + "/page"})
 	if got := cookie(&a, "session"); got != "" {
 		t.Errorf("NoCookies sent a cookie back: %q", got)
+	}
+}
+
+// TestCookieJarIsBounded: a site that sets new cookies on every page
+// does not grow its jar, nor every request's Cookie header, past
+// MaxCookiesPerAuthority names; a cookie it has already is still updated.
+func TestCookieJarIsBounded(t *testing.T) {
+	var s seen
+	page := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.add(r)
+		page++
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: fmt.Sprint(page), Path: "/"})
+		for i := range 20 {
+			http.SetCookie(w, &http.Cookie{Name: fmt.Sprintf("c%d_%d", page, i), Value: "x", Path: "/"})
+		}
+	}))
+	defer srv.Close()
+	d := newDownloader(t, download.Config{})
+	for range 8 {
+		fetch(t, d, &frontier.Request{URL: srv.URL + "/"})
+	}
+	last := s.last()
+	if n := len(last.Cookies()); n != download.MaxCookiesPerAuthority {
+		t.Errorf("the 8th request carried %d cookies, want the cap %d", n, download.MaxCookiesPerAuthority)
+	}
+	if c, err := last.Cookie("session"); err != nil || c.Value != "7" {
+		t.Errorf("the session cookie sent as %v (%v), want the 7th page's value", c, err)
 	}
 }
 
