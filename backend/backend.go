@@ -113,6 +113,15 @@ type Session interface {
 	Close() error
 }
 
+// Admitter is implemented by a Session whose frontier may not ask the
+// engine's admission (the WithAdmit of Job.Frontier): Memory given a
+// frontier of the caller's. Admits reports whether it does; the engine
+// then records itself what only the admission would have. A Session that
+// does not implement it opens its frontier with Job.Frontier.
+type Admitter interface {
+	Admits() bool
+}
+
 // Pacer is what a run needs of its pacer: the frontier's gate, the
 // politeness stage's slots, and the Crawl-delay from robots.txt.
 // politeness.Pacer is one; package fleet's is another.

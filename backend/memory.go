@@ -31,8 +31,8 @@ func (b Memory) Open(_ context.Context, j *Job) (Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("backend: %w", err)
 	}
-	s := &memorySession{pacer: pacer, front: b.Frontier, skips: NewSkipLog(j)}
-	if s.front == nil {
+	s := &memorySession{pacer: pacer, front: b.Frontier, skips: NewSkipLog(j), own: b.Frontier == nil}
+	if s.own {
 		s.front = frontier.NewMemory(append(j.Frontier, frontier.WithGate(pacer))...)
 	}
 	return s, nil
@@ -42,6 +42,7 @@ type memorySession struct {
 	pacer *politeness.Pacer
 	front frontier.Frontier
 	skips *SkipLog
+	own   bool // front is Memory's own, asking the job's admission
 }
 
 func (s *memorySession) Pacer() Pacer                                       { return s.pacer }
@@ -54,6 +55,10 @@ func (s *memorySession) Stop() StopPolicy                                   { re
 func (s *memorySession) Close() error                                       { return nil }
 func (s *memorySession) Record(rec *skiplog.Record) bool                    { return s.skips.Record(rec) }
 func (s *memorySession) Finish(res *Result) error                           { return s.skips.Finish(res) }
+
+// Admits reports whether the frontier is Memory's own, opened with the
+// job's admission (not a frontier of the caller's).
+func (s *memorySession) Admits() bool { return s.own }
 
 // SkipLog is a job's skip log as the memory and fleet backends keep it:
 // Job.SkipLog (discarding without it), records stamped with the crawl's

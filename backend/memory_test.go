@@ -101,6 +101,9 @@ func TestMemoryFrontier(t *testing.T) {
 		if (s.Frontier() == given) != (tc.b.Frontier != nil) || s.Frontier() == nil || s.Pacer() == nil {
 			t.Errorf("%s: frontier %v, pacer %v", tc.name, s.Frontier(), s.Pacer())
 		}
+		if a, ok := s.(backend.Admitter); !ok || a.Admits() != (tc.b.Frontier == nil) {
+			t.Errorf("%s: the session does not say whether its frontier asks the admission (own: %v)", tc.name, tc.b.Frontier == nil)
+		}
 		if s.Stop() != backend.Drain {
 			t.Errorf("%s: stop policy %v, want Drain", tc.name, s.Stop())
 		}

@@ -130,7 +130,7 @@ func TestSummaryJSONCountsTheCache(t *testing.T) {
 		t.Helper()
 		path := filepath.Join(dir, name+".json")
 		args := append([]string{"crawl", "--agent", "HeedBot", "--delay", "0", "--progress", "never",
-			"--out", filepath.Join(dir, name+".jsonl"), "--summary-json", path}, extra...)
+			"--out", filepath.Join(dir, name+".jsonl"), "--skiplog", filepath.Join(dir, name+".skips"), "--summary-json", path}, extra...)
 		if code, _, errs := runApp(t, append(args, siteArgs(site)...)); code != 0 {
 			t.Fatalf("crawl %s: %d %s", name, code, errs)
 		}

@@ -23,8 +23,9 @@ func (a *App) skiplogCommand() *cobra.Command {
 func (a *App) skiplogMergeCommand() *cobra.Command {
 	stdout, stderr := a.stdout, a.stderr
 	var out string
+	var ow overwriteFlag
 	cmd := &cobra.Command{
-		Use:   "merge OUT IN... | merge --out OUT IN...",
+		Use:   "merge OUT IN... | merge --out OUT IN... [--overwrite]",
 		Short: "Combine the skip logs of the processes of one crawl into one",
 		Long: `Each process of a crawl run by several heed processes (heed crawl --redis)
 writes its own skip log. merge combines them into one skip log: records in
@@ -38,7 +39,9 @@ that is not a complete record (the last line of a process killed
 mid-write, say) or a record earlier than the line before it fails the
 merge with an error naming the file and the line, and OUT is left as it
 was: the merged log is written to a temporary file beside OUT and renamed
-when complete.
+when complete. An existing non-empty OUT is refused unless --overwrite:
+a merge whose output was forgotten would otherwise replace the first
+input's log with the others'.
 
 Exit status: 0 on success, 1 when an input is damaged or out of order,
 2 on usage errors.`,
@@ -54,10 +57,16 @@ Exit status: 0 on success, 1 when an input is damaged or out of order,
 			if len(args) == 0 {
 				return usageError("merge needs at least one input")
 			}
+			if !ow.overwrite {
+				if err := refuseExisting("OUT", out, "add --overwrite to replace it (without --out, OUT is the first argument)"); err != nil {
+					return err
+				}
+			}
 			return skiplogMerge(out, args, stdout, stderr)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the merged skip log (- for stdout); without it, the first argument")
+	ow.register(cmd.Flags())
 	return cmd
 }
 

@@ -63,7 +63,7 @@ func TestSkiplogMerge(t *testing.T) {
 		{torn, "torn.jsonl line 3: not a complete record"},
 		{back, "backwards.jsonl line 3: record earlier than the one before it"},
 	} {
-		code, _, stderr := runHeed(t, "skiplog", "merge", out, a, tt.in)
+		code, _, stderr := runHeed(t, "skiplog", "merge", "--overwrite", out, a, tt.in)
 		if code != 1 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("merge with %s: exit %d, %q; want 1 and %q", tt.in, code, stderr, tt.want)
 		}
@@ -78,6 +78,14 @@ func TestSkiplogMerge(t *testing.T) {
 		}
 	}
 
+	// A forgotten OUT: the first input is not replaced by the others.
+	if code, _, stderr := runHeed(t, "skiplog", "merge", out, a); code != 2 || !strings.Contains(stderr, "--overwrite") {
+		t.Errorf("merge into an existing log without --overwrite: exit %d, %q; want 2", code, stderr)
+	}
+	if now, _ := os.ReadFile(out); string(now) != string(first) {
+		t.Errorf("a refused merge changed %s", out)
+	}
+
 	// Usage errors: exit 2.
 	for _, args := range [][]string{
 		{"skiplog", "merge"},
@@ -89,7 +97,7 @@ func TestSkiplogMerge(t *testing.T) {
 			t.Errorf("%v: exit %d (%s); want 2", args, code, stderr)
 		}
 	}
-	if code, _, stderr := runHeed(t, "skiplog", "merge", out, filepath.Join(dir, "missing.jsonl")); code != 1 || !strings.Contains(stderr, "missing.jsonl") {
+	if code, _, stderr := runHeed(t, "skiplog", "merge", "--overwrite", out, filepath.Join(dir, "missing.jsonl")); code != 1 || !strings.Contains(stderr, "missing.jsonl") {
 		t.Errorf("a missing input: exit %d, %q", code, stderr)
 	}
 }

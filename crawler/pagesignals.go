@@ -3,6 +3,7 @@ package crawler
 import (
 	"strings"
 
+	"github.com/heedcrawl/heed/backend"
 	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/htmlpage"
 	"github.com/heedcrawl/heed/middleware"
@@ -96,11 +97,12 @@ func (r *run) withheld(resp *Response) *skiplog.Record {
 // flushHeld settles the held links once no worker runs
 // (pagepolicy.Links.Flush): each is pushed through the crawl's frontier,
 // whose admission refuses it with its record unless it is a duplicate of
-// a URL reached another way. A frontier of the caller's own (WithFrontier)
-// does not ask the admission: its held links are recorded at once.
+// a URL reached another way. A frontier that does not ask the admission
+// (backend.Admitter: a frontier of the caller's, WithFrontier) has its
+// held links recorded at once.
 func (r *run) flushHeld() {
 	var push func(*frontier.Request) bool
-	if r.cfg.frontier == nil {
+	if a, ok := r.sess.(backend.Admitter); !ok || a.Admits() {
 		push = func(req *frontier.Request) bool {
 			res, _ := r.front.Push(r.work, req)
 			if res == frontier.Duplicate {

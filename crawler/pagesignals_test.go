@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heedcrawl/heed/crawler"
+	"github.com/heedcrawl/heed/frontier"
 	"github.com/heedcrawl/heed/internal/testweb"
 	"github.com/heedcrawl/heed/pages"
 	"github.com/heedcrawl/heed/skiplog"
@@ -18,7 +19,7 @@ import (
 
 // signalsCrawl crawls the testweb signals site as heedbot with the
 // default link following and a Page item per page, under policy p.
-func signalsCrawl(t *testing.T, p testweb.SignalPolicy) ([]*skiplog.Record, []pages.Page, *testweb.Site, crawler.Summary) {
+func signalsCrawl(t *testing.T, p testweb.SignalPolicy, extra ...crawler.Option) ([]*skiplog.Record, []pages.Page, *testweb.Site, crawler.Summary) {
 	t.Helper()
 	site, err := testweb.StartSignals(testweb.WithTimeout(2 * time.Second))
 	if err != nil {
@@ -30,7 +31,7 @@ func signalsCrawl(t *testing.T, p testweb.SignalPolicy) ([]*skiplog.Record, []pa
 	opts := append(siteOptions(site), crawler.WithSkipLog(&skips),
 		crawler.WithNofollow(!p.IgnoreNofollow), crawler.WithRelNofollow(p.RelNofollow),
 		crawler.WithRespect(p.Respect...), crawler.WithPurposes(p.Purposes...))
-	c, err := crawler.New(testweb.SignalsAgent, opts...)
+	c, err := crawler.New(testweb.SignalsAgent, append(opts, extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +126,35 @@ func TestSignalsFollowTheOracle(t *testing.T) {
 				t.Errorf("%d items dropped, want %d", n, len(withheld))
 			}
 		})
+	}
+}
+
+// TestHeldLinksWithACallersFrontier: a frontier of the caller's asks no
+// admission (the session says so, backend.Admitter), so the links a
+// nofollow page held back are recorded when the crawl ends, not also
+// pushed into a frontier no worker reads any more.
+func TestHeldLinksWithACallersFrontier(t *testing.T) {
+	front := frontier.NewMemory()
+	recs, _, site, _ := signalsCrawl(t, testweb.SignalPolicy{}, crawler.WithFrontier(front))
+	if st := front.Stats(); st.Queued != 0 || st.Leased != 0 {
+		t.Errorf("the caller's frontier holds %d queued, %d leased after the crawl: held links were pushed into it", st.Queued, st.Leased)
+	}
+	got := map[string]skiplog.Reason{}
+	for _, r := range recs {
+		got[r.URL] = r.Reason
+	}
+	n := 0
+	for _, w := range testweb.SignalsOracle(testweb.SignalPolicy{}) {
+		if w.Reason != "nofollow" {
+			continue
+		}
+		n++
+		if u := site.Host(w.Host).Authority + w.Path; got[u] != skiplog.Nofollow {
+			t.Errorf("%s: reason %q, want nofollow", u, got[u])
+		}
+	}
+	if n == 0 {
+		t.Fatal("the oracle holds no nofollow link")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unique"
 )
 
 // MaxURLLength is the longest URL, in bytes, that Canonicalize accepts, both
@@ -155,12 +156,15 @@ func CanonicalizeURL(u *url.URL) (string, error) {
 // authority. For every URL that Canonicalize accepts, Authority returns the
 // authority its canonical form starts with; it also accepts URLs whose path
 // or query Canonicalize would refuse (too long). Errors are *URLError.
-// For a URL that starts with its canonical authority (a request from the
-// frontier, most links) the result is a prefix of rawURL, sharing its
-// memory: a caller keeping it for long while dropping rawURL can clone it.
+// The result never shares rawURL's memory: an authority is kept for the
+// whole crawl as a map key (pacing, robots.txt, budgets, statistics), and
+// a slice of the URL would keep the whole URL alive with it. For a URL
+// that starts with its canonical authority (a request from the frontier,
+// most links) it is the interned copy (package unique): one string per
+// authority, made once.
 func Authority(rawURL string) (string, error) {
 	if n := canonicalAuthorityEnd(rawURL); n >= 0 {
-		return rawURL[:n], nil
+		return unique.Make(rawURL[:n]).Value(), nil
 	}
 	p, err := parseHead(rawURL)
 	if err != nil {
