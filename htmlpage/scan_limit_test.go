@@ -47,7 +47,7 @@ func FuzzScanElementLimit(f *testing.F) {
 }
 
 // manyLessThanPage is a page whose script holds 60,000 '<' (more than
-// DefaultMaxElements) and whose DOM holds 5 elements and one link.
+// DefaultMaxElements) and 4 elements, one of them a link.
 func manyLessThanPage() []byte {
 	return []byte("<html><body><script>" + strings.Repeat("if(a<b)c++;", 60_000) + "</script><a href=/x>x</a></body></html>")
 }
