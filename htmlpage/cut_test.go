@@ -51,3 +51,43 @@ func FuzzCut(f *testing.F) {
 		}
 	})
 }
+
+// TestCutAllocations: finding where to cut a body with more '<' than
+// the limit reads it in place.
+func TestCutAllocations(t *testing.T) {
+	page := manyLessThanPage()
+	if _, whole, n := Cut(page, 3); whole || n != 3 {
+		t.Fatalf("whole %v, %d elements", whole, n)
+	}
+	if _, whole, _ := Cut(page, DefaultMaxElements); !whole {
+		t.Fatal("a page of 4 elements was cut")
+	}
+	if allocs := testing.AllocsPerRun(5, func() { Cut(page, DefaultMaxElements) }); allocs > 0 {
+		t.Errorf("Cut of a page with 60,000 '<': %.0f allocations", allocs)
+	}
+}
+
+// TestCutNULPastTheBufferLimit: a body with NUL bytes is read by the
+// tokenizer with its buffer limit; a token over it is cut off with the
+// rest of the body (the tokenizer may give the part of it that fits).
+func TestCutNULPastTheBufferLimit(t *testing.T) {
+	head := "<a>\x00<b><c><script>"
+	body := []byte(head + strings.Repeat("x", lexMaxBody+10) + "</script><d><e><f>")
+	part, whole, n := Cut(body, 5)
+	if whole || n != 4 || !bytes.HasPrefix(part, []byte(head)) || len(part) > len(head)+lexMaxBody {
+		t.Fatalf("whole %v, %d elements, part of %d bytes", whole, n, len(part))
+	}
+}
+
+// BenchmarkCutManyLessThan finds where a page with 60,000 '<' in its
+// script (more than DefaultMaxElements) would be cut.
+func BenchmarkCutManyLessThan(b *testing.B) {
+	page := manyLessThanPage()
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for range b.N {
+		if _, whole, _ := Cut(page, DefaultMaxElements); !whole {
+			b.Fatal("cut")
+		}
+	}
+}

@@ -55,13 +55,13 @@ type Page struct {
 
 // Scan reads body's links and the meta robots directives for token.
 // It reads links only from a page whose DOM would hold it whole (see
-// Cut), and never more than maxElements of them: memory stays bounded as
-// the DOM's is. Most bodies are read by the lexer, in place; a body with
-// NUL bytes or of a MiB or more by the tokenizer (see lexer).
+// Cut): past maxElements start tags (counted as it reads, in the same
+// pass) it drops them, so that memory stays bounded as the DOM's is.
+// Most bodies are read by the lexer, in place; a body with NUL bytes or
+// of a MiB or more by the tokenizer (see lexer).
 func Scan(body []byte, token string, maxElements int) Page {
-	_, whole, _ := Cut(body, maxElements)
 	nul := bytes.IndexByte(body, 0) >= 0
-	ps := Page{LinksOK: whole && !nul}
+	ps := Page{LinksOK: !nul}
 	s := pageScan{page: &ps, body: body, token: token, max: maxElements, line: 1}
 	if nul || len(body) >= lexMaxBody {
 		if !scanTokens(body, s.tag) {
@@ -88,10 +88,17 @@ type pageScan struct {
 	// where the last count stopped.
 	line, counted int
 	statements    int
+	// tags counts the start tags read: past max, the DOM would not hold
+	// the page whole (Cut would cut it), and the links are dropped.
+	tags int
 }
 
 func (s *pageScan) tag(t *startTag) {
 	ps := s.page
+	s.tags++
+	if s.max > 0 && s.tags > s.max && (ps.LinksOK || ps.Links != nil || ps.HasBase) {
+		ps.Links, ps.Base, ps.HasBase, ps.LinksOK = nil, "", false, false
+	}
 	switch name := t.name; {
 	case tagIs(name, "a"):
 		if !ps.LinksOK {
@@ -108,10 +115,6 @@ func (s *pageScan) tag(t *startTag) {
 			}
 		}
 		if !hasHref {
-			return
-		}
-		if s.max > 0 && len(ps.Links) >= s.max {
-			ps.Links, ps.LinksOK = nil, false
 			return
 		}
 		if ps.Links == nil {
